@@ -1,0 +1,87 @@
+// Thin RAII wrappers over sqlite3* and sqlite3_stmt*.
+#ifndef TRACESQL_DB_H_
+#define TRACESQL_DB_H_
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tracesql {
+
+// Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
+inline constexpr int32_t kApplicationId = 0x54525351;
+inline constexpr int32_t kSchemaVersion = 1;
+
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(sqlite3* db, std::string_view sql);
+  ~Stmt();
+  Stmt(Stmt&& other) noexcept;
+  Stmt& operator=(Stmt&& other) noexcept;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  sqlite3_stmt* get() const { return stmt_; }
+  void BindNull(int i) { Check(sqlite3_bind_null(stmt_, i)); }
+  void BindInt(int i, int64_t v) { Check(sqlite3_bind_int64(stmt_, i, v)); }
+  void BindDouble(int i, double v) { Check(sqlite3_bind_double(stmt_, i, v)); }
+  // The text must stay valid until the next Step()/Reset().
+  void BindText(int i, std::string_view v) {
+    Check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
+  }
+  void BindTextCopy(int i, std::string_view v) {
+    Check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  // Returns true when a row is available, false when done. Throws on error.
+  bool Step();
+  // Step() a statement that returns no rows, then Reset().
+  void Run();
+  void Reset();
+  int64_t ColumnInt(int i) const { return sqlite3_column_int64(stmt_, i); }
+  std::string ColumnText(int i) const;
+  bool ColumnIsNull(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+
+ private:
+  void Check(int rc);
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Db {
+ public:
+  Db() = default;
+  // Opens (or creates with create=true) a database file. Throws tracesql::Error on failure.
+  static Db Open(const std::string& path, bool create, bool read_only = false);
+  ~Db();
+  Db(Db&& other) noexcept;
+  Db& operator=(Db&& other) noexcept;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  sqlite3* get() const { return db_; }
+  // Runs one or more statements; throws with SQLite's message (and label, when given) on error.
+  void Exec(std::string_view sql, std::string_view label = {});
+  Stmt Prepare(std::string_view sql) { return Stmt(db_, sql); }
+  int64_t QueryInt(std::string_view sql);
+  void Close();
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// Applies the embedded schema (sql/schema/*.sql) to an empty database.
+void CreateSchema(Db& db);
+// Creates the indexes (sql/indexes/*.sql); run after bulk loading.
+void CreateIndexes(Db& db);
+// Creates the views (sql/views/*.sql).
+void CreateViews(Db& db);
+// Checks application_id and user_version of an existing database; throws when it is not a tracesql
+// database or was written by a newer version.
+void CheckDatabase(Db& db, const std::string& path);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_DB_H_

@@ -1,0 +1,48 @@
+// Importing Kineto / Chrome-trace JSON files into a tracesql database.
+#ifndef TRACESQL_IMPORT_H_
+#define TRACESQL_IMPORT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tracesql {
+
+struct ImportOptions {
+  bool force = false;     // replace an existing database
+  bool strict = false;    // a truncated trace is an error instead of a warning
+  bool progress = false;  // draw a progress bar on stderr
+  bool timings = false;   // print per-stage timings on stderr
+  // Receives warnings (one line each, no trailing newline). Defaults to stderr.
+  std::function<void(const std::string&)> warn;
+};
+
+struct StageTimes {
+  double read_split = 0;  // reading, inflating and splitting (reader thread, overlaps parse)
+  double parse = 0;       // simdjson parse and event decoding
+  double build = 0;       // nesting, stacks, flow binding
+  double insert = 0;      // writing rows
+  double index = 0;       // creating indexes
+  double views = 0;       // views and materialised tables
+};
+
+struct ImportSummary {
+  int64_t traces = 0;
+  int64_t events = 0;
+  int64_t flows = 0;
+  int64_t json_bytes = 0;  // uncompressed JSON bytes read
+  int64_t file_bytes = 0;  // bytes on disk
+  double seconds = 0;
+  StageTimes stages;
+};
+
+// Imports the traces into a new database at db_path: built in a temporary file in the same
+// directory and renamed into place only when complete. Throws tracesql::Error on failure, leaving
+// nothing behind.
+ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::string& db_path,
+                           const ImportOptions& options);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_IMPORT_H_

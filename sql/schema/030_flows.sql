@@ -1,0 +1,17 @@
+-- Flows: arrows between events, from flow points (ph s/t/f) sharing (cat, id).
+-- One row per end point bound to the start it follows; a start with no end gets one row with dst NULL,
+-- an end with no start one row with src NULL. A CUDA graph launch (one s, many f) gives one row per f.
+
+CREATE TABLE flows (
+  id INTEGER PRIMARY KEY,
+  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  cat TEXT,                   -- flow category: 'ac2g' (launch), 'fwdbwd', legacy 'async', 'async_cpu_to_gpu', ...
+  name TEXT,                  -- flow name ('ac2g', 'fwdbwd', 'launch', ...)
+  flow_id,                    -- the flow's id as written (ac2g: the correlation id); unique only within cat
+  src_event_id INTEGER,       -- events.id the start point binds to; NULL when there is no start or no slice binds
+  dst_event_id INTEGER,       -- events.id the end point binds to; NULL when there is no end or no slice binds
+  src_ts INTEGER,             -- ts of the start point (ns), NULL when there is none
+  dst_ts INTEGER,             -- ts of the end point (ns), NULL when there is none
+  src_thread_id INTEGER,      -- threads.id of the start point
+  dst_thread_id INTEGER       -- threads.id of the end point
+);

@@ -1,0 +1,715 @@
+#include "import/builder.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <tuple>
+
+#include "tracesql/error.h"
+
+namespace tracesql {
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+uint32_t Interner::Intern(std::string_view s) {
+  auto it = map_.find(s);
+  if (it != map_.end()) return it->second;
+  storage_.emplace_back(s);
+  std::string_view v = storage_.back();
+  uint32_t id = static_cast<uint32_t>(views_.size());
+  views_.push_back(v);
+  map_.emplace(v, id);
+  return id;
+}
+
+uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int depth) {
+  auto key = std::make_tuple(parent, name, cat);
+  auto it = map_.find(key);
+  if (it != map_.end()) return it->second;
+  nodes_.push_back({parent, name, cat, depth});
+  uint32_t id = static_cast<uint32_t>(nodes_.size());
+  map_.emplace(key, id);
+  return id;
+}
+
+void AppendMinified(std::string& out, std::string_view json) {
+  size_t i = 0, n = json.size();
+  while (i < n) {
+    char c = json[i];
+    if (c == '"') {
+      size_t start = i++;
+      while (i < n) {
+        if (json[i] == '\\') {
+          i += 2;
+        } else if (json[i] == '"') {
+          ++i;
+          break;
+        } else {
+          ++i;
+        }
+      }
+      out.append(json.data() + start, std::min(i, n) - start);
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      ++i;
+    } else {
+      out.push_back(c);
+      ++i;
+    }
+  }
+}
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (u < 0x20) {
+      switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: out += fmt::format("\\u{:04x}", u);
+      }
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+
+namespace {
+
+// Category classes for deciding a track's kind.
+constexpr uint8_t kClassCpu = 1, kClassGpu = 2, kClassOther = 3;
+
+uint8_t ClassifyCat(std::string_view cat) {
+  static const std::string_view kGpu[] = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync",
+                                          "Kernel", "Memcpy", "Memset", "mtia_ccp_events"};
+  static const std::string_view kCpu[] = {"cpu_op", "Operator", "user_annotation", "cuda_runtime", "cuda_driver",
+                                          "Runtime", "python_function", "cpu_instant_event", "mtia_runtime"};
+  for (auto g : kGpu) if (cat == g) return kClassGpu;
+  for (auto c : kCpu) if (cat == c) return kClassCpu;
+  return kClassOther;
+}
+
+bool IsLaunchFlowCat(std::string_view cat) {
+  return cat == "ac2g" || cat == "async" || cat == "async_cpu_to_gpu" || cat == "async_gpu";
+}
+
+std::string IdKey(const IdValue& v) {
+  std::string k(9, '\0');
+  k[0] = v.is_text ? 't' : 'i';
+  int64_t x = v.is_text ? static_cast<int64_t>(v.text) : v.i;
+  std::memcpy(k.data() + 1, &x, 8);
+  return k;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Collecting
+
+TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks)
+    : path_(std::move(path)), strings_(strings), stacks_(stacks) {
+  // An unlinked temporary file next to the database: never visible, gone when closed.
+  std::string tmpl = spill_dir + "/.tracesql-spill-XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) Errorf("{}: cannot create a temporary file: {}", spill_dir, std::strerror(errno));
+  unlink(name.data());
+  spill_ = fdopen(fd, "w+b");
+  if (!spill_) {
+    close(fd);
+    Errorf("{}: cannot open a temporary file: {}", spill_dir, std::strerror(errno));
+  }
+  static char buf_unused;
+  (void)buf_unused;
+  setvbuf(spill_, nullptr, _IOFBF, 1 << 20);
+}
+
+TraceBuilder::~TraceBuilder() {
+  if (spill_) std::fclose(spill_);
+}
+
+uint64_t TraceBuilder::Spill(std::string_view text) {
+  uint64_t off = spill_size_;
+  if (std::fwrite(text.data(), 1, text.size(), spill_) != text.size()) {
+    Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
+  }
+  spill_size_ += text.size();
+  return off;
+}
+
+uint32_t TraceBuilder::ProcessFor(const IdValue& pid) {
+  std::string key = IdKey(pid);
+  auto it = process_map_.find(key);
+  if (it != process_map_.end()) return it->second;
+  uint32_t idx = static_cast<uint32_t>(processes_.size());
+  ProcessRec p;
+  p.pid = pid;
+  processes_.push_back(p);
+  process_map_.emplace(std::move(key), idx);
+  return idx;
+}
+
+uint32_t TraceBuilder::ThreadFor(const IdValue& pid, const IdValue& tid) {
+  if (last_thread_ != UINT32_MAX && pid == last_pid_ && tid == last_tid_) return last_thread_;
+  std::string key = IdKey(pid) + IdKey(tid);
+  uint32_t idx;
+  auto it = thread_map_.find(key);
+  if (it != thread_map_.end()) {
+    idx = it->second;
+  } else {
+    idx = static_cast<uint32_t>(threads_.size());
+    ThreadRec t;
+    t.process = ProcessFor(pid);
+    t.pid = pid;
+    t.tid = tid;
+    threads_.push_back(std::move(t));
+    thread_map_.emplace(std::move(key), idx);
+  }
+  last_pid_ = pid;
+  last_tid_ = tid;
+  last_thread_ = idx;
+  return idx;
+}
+
+void TraceBuilder::HandleMetadata(RawEvent& e) {
+  std::string seen_key = std::string(e.name) + '\0' + IdKey(e.pid) + IdKey(e.tid);
+  if (meta_seen_[seen_key]++ > 0) stats_.Add(StatId::duplicate_metadata);
+  if (e.name == "process_name" || e.name == "process_labels" || e.name == "process_sort_index") {
+    ProcessRec& p = processes_[ProcessFor(e.pid)];
+    if (e.name == "process_name") {
+      p.name = strings_.Intern(e.meta_name);
+    } else if (e.name == "process_labels") {
+      p.labels = strings_.Intern(e.meta_name);
+    } else if (e.has_meta_sort) {
+      p.has_sort = true;
+      p.sort_index = e.meta_sort;
+    }
+  } else if (e.name == "thread_name" || e.name == "thread_sort_index") {
+    ThreadRec& t = threads_[ThreadFor(e.pid, e.tid)];
+    if (e.name == "thread_name") {
+      t.name = strings_.Intern(e.meta_name);
+    } else if (e.has_meta_sort) {
+      t.has_sort = true;
+      t.sort_index = e.meta_sort;
+    }
+  } else {
+    stats_.Add(StatId::unknown_metadata);
+  }
+}
+
+void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
+  std::string_view ph = e.ph;
+  if (ph == "M") {
+    HandleMetadata(e);
+    return;
+  }
+  if (ph == "s" || ph == "t" || ph == "f") {
+    stats_.Add(StatId::flow_points);
+    if (!e.has_id) {
+      stats_.Add(StatId::flows_without_id);
+      return;
+    }
+    FlowPoint fp;
+    fp.ts = e.ts;
+    fp.thread = ThreadFor(e.pid, e.tid);
+    fp.cat = e.has_cat ? strings_.Intern(e.cat) : 0;
+    fp.name = strings_.Intern(e.name);
+    fp.order = static_cast<uint32_t>(flow_points_.size());
+    fp.id = e.id;
+    fp.ph = ph[0];
+    fp.bp_enclosing = e.bp_enclosing;
+    flow_points_.push_back(fp);
+    return;
+  }
+  uint32_t thread = ThreadFor(e.pid, e.tid);
+  ThreadRec& t = threads_[thread];
+  if (ph == "E") {
+    if (!t.open_begins.empty()) {
+      uint32_t b = t.open_begins.back();
+      t.open_begins.pop_back();
+      EventRec& begin = events_[b];
+      if (begin.ts != kNullTs && e.ts != kNullTs) begin.dur = e.ts - begin.ts;
+      if (e.args.size() > 2) {
+        uint64_t off = Spill(e.args);
+        end_args_.push_back({b, off, static_cast<uint32_t>(e.args.size())});
+      }
+      return;
+    }
+    stats_.Add(StatId::unmatched_end);
+  }
+  EventRec r;
+  r.ts = e.ts;
+  r.dur = e.dur;
+  r.thread = thread;
+  r.name = strings_.Intern(e.name);
+  r.cat = e.has_cat ? strings_.Intern(e.cat) : 0;
+  r.ph = strings_.Intern(ph.empty() ? std::string_view("?") : ph);
+  if (!e.args.empty()) {
+    r.args_off = Spill(e.args);
+    r.args_len = static_cast<uint32_t>(e.args.size());
+  }
+  r.mask = e.mask;
+  r.promo = static_cast<uint32_t>(pool_.size());
+  for (int k = 0; k < kPromotedCount; ++k) {
+    if (e.mask & (1u << k)) pool_.push_back(e.promoted[k]);
+  }
+  if (ph == "X") {
+    if (r.dur == kNullTs) stats_.Add(StatId::slices_without_dur);
+  } else if (ph == "B") {
+    t.open_begins.push_back(static_cast<uint32_t>(events_.size()));
+  } else if (ph != "i" && ph != "I" && ph != "C" && ph != "E") {
+    stats_.Add(ph.empty() ? StatId::missing_phase : StatId::unknown_phases);
+  }
+  if (r.ts == kNullTs) stats_.Add(StatId::events_without_ts);
+  if (r.dur != kNullTs && r.dur < 0) stats_.Add(StatId::negative_durations);
+  // Track kind.
+  if (r.cat >= cat_class_.size()) cat_class_.resize(strings_.size() + 64, 0);
+  uint8_t& cls = cat_class_[r.cat];
+  if (cls == 0) cls = r.cat == 0 ? (e.name == "[memory]" ? kClassCpu : kClassOther) : ClassifyCat(strings_.Get(r.cat));
+  if (cls == kClassGpu) ++t.gpu_events;
+  if (cls == kClassCpu || (r.cat == 0 && e.name == "[memory]")) ++t.cpu_events;
+  ++t.events;
+  events_.push_back(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nesting, stacks and flows
+
+bool TraceBuilder::Contains(uint32_t ev, int64_t t) const {
+  const EventRec& s = events_[ev];
+  return s.ts <= t && (t < s.ts + s.dur || t == s.ts);
+}
+
+void TraceBuilder::Finish() {
+  for (auto& t : threads_) {
+    stats_.Add(StatId::unmatched_begin, static_cast<int64_t>(t.open_begins.size()));
+    t.open_begins.clear();
+  }
+  ComputeNesting();
+  BindFlows();
+}
+
+void TraceBuilder::ComputeNesting() {
+  size_t n = events_.size();
+  parent_.assign(n, 0);
+  depth_.assign(n, -1);
+  stack_.assign(n, 0);
+  // Bucket slices and other timed events by thread.
+  std::vector<uint32_t> slice_count(threads_.size() + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (e.ts == kNullTs) continue;
+    min_ts_ = std::min(min_ts_, e.ts);
+    max_end_ = std::max(max_end_, e.ts + (e.dur != kNullTs && e.dur > 0 ? e.dur : 0));
+    if (e.dur != kNullTs && e.dur >= 0) ++slice_count[e.thread + 1];
+  }
+  for (size_t k = 1; k < slice_count.size(); ++k) slice_count[k] += slice_count[k - 1];
+  sorted_.assign(slice_count.back(), 0);
+  std::vector<uint32_t> fill(slice_count.begin(), slice_count.end() - 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (e.ts != kNullTs && e.dur != kNullTs && e.dur >= 0) sorted_[fill[e.thread]++] = i;
+  }
+  thread_slices_.resize(threads_.size());
+  std::vector<uint32_t> stack;
+  int64_t overlaps = 0;
+  for (size_t t = 0; t < threads_.size(); ++t) {
+    uint32_t b = slice_count[t], en = slice_count[t + 1];
+    thread_slices_[t] = {b, en};
+    std::sort(sorted_.begin() + b, sorted_.begin() + en, [&](uint32_t x, uint32_t y) {
+      const EventRec& a = events_[x];
+      const EventRec& c = events_[y];
+      if (a.ts != c.ts) return a.ts < c.ts;
+      if (a.dur != c.dur) return a.dur > c.dur;
+      return x < y;
+    });
+    stack.clear();
+    for (uint32_t k = b; k < en; ++k) {
+      uint32_t cur = sorted_[k];
+      const EventRec& c = events_[cur];
+      int64_t c_end = c.ts + c.dur;
+      bool overlapped = false;
+      while (!stack.empty()) {
+        const EventRec& p = events_[stack.back()];
+        int64_t p_end = p.ts + p.dur;
+        if (p.ts <= c.ts && c_end <= p_end && (c.ts < p_end || p.dur == 0)) break;
+        if (c.ts < p_end) overlapped = true;
+        stack.pop_back();
+      }
+      if (overlapped) ++overlaps;
+      uint32_t parent_stack = 0;
+      if (!stack.empty()) {
+        parent_[cur] = stack.back() + 1;
+        parent_stack = stack_[stack.back()];
+      }
+      depth_[cur] = static_cast<int32_t>(stack.size());
+      stack_[cur] = stacks_.Intern(parent_stack, c.name, c.cat, depth_[cur]);
+      stack.push_back(cur);
+    }
+  }
+  if (overlaps) stats_.Add(StatId::overlapping_slices, overlaps);
+  // Instants and other non-slice events: parent = innermost slice containing ts.
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (e.ts == kNullTs || (e.dur != kNullTs && e.dur >= 0)) continue;
+    int64_t p = Enclosing(e.thread, e.ts, nullptr);
+    uint32_t parent_stack = 0;
+    if (p >= 0) {
+      parent_[i] = static_cast<uint32_t>(p) + 1;
+      parent_stack = stack_[p];
+      depth_[i] = depth_[p] + 1;
+    } else {
+      depth_[i] = 0;
+    }
+    stack_[i] = stacks_.Intern(parent_stack, e.name, e.cat, depth_[i]);
+  }
+}
+
+int64_t TraceBuilder::PromotedValue(const EventRec& e, int which) const {
+  if (!(e.mask & (1u << which))) return kNullTs;
+  int idx = __builtin_popcount(static_cast<unsigned>(e.mask) & ((1u << which) - 1));
+  return pool_[e.promo + static_cast<uint32_t>(idx)];
+}
+
+int64_t TraceBuilder::Enclosing(uint32_t thread, int64_t t, const IdValue* correlation) const {
+  auto [b, en] = thread_slices_[thread];
+  if (b == en) return -1;
+  // Last slice (in sort order) starting at or before t.
+  auto it = std::upper_bound(sorted_.begin() + b, sorted_.begin() + en, t,
+                             [&](int64_t v, uint32_t x) { return v < events_[x].ts; });
+  if (it == sorted_.begin() + b) return -1;
+  uint32_t cand = *(it - 1);
+  int64_t found = -1;
+  for (int64_t cur = cand; cur >= 0; cur = static_cast<int64_t>(parent_[cur]) - 1) {
+    if (Contains(static_cast<uint32_t>(cur), t)) {
+      found = cur;
+      break;
+    }
+  }
+  if (found < 0 || correlation == nullptr || correlation->is_text) return found;
+  // Launch flows: prefer the containing slice that carries the flow's correlation id.
+  if (PromotedValue(events_[found], kCorrelation) == correlation->i) return found;
+  for (int64_t cur = static_cast<int64_t>(parent_[found]) - 1; cur >= 0; cur = static_cast<int64_t>(parent_[cur]) - 1) {
+    if (PromotedValue(events_[cur], kCorrelation) == correlation->i) return cur;
+  }
+  for (auto j = it; j != sorted_.begin() + b;) {
+    --j;
+    const EventRec& s = events_[*j];
+    if (s.ts != t) break;
+    if (PromotedValue(s, kCorrelation) == correlation->i) return *j;
+  }
+  return found;
+}
+
+int64_t TraceBuilder::NextSlice(uint32_t thread, int64_t t) const {
+  auto [b, en] = thread_slices_[thread];
+  auto it = std::lower_bound(sorted_.begin() + b, sorted_.begin() + en, t,
+                             [&](uint32_t x, int64_t v) { return events_[x].ts < v; });
+  if (it == sorted_.begin() + en) return -1;
+  return *it;
+}
+
+void TraceBuilder::BindFlows() {
+  std::vector<uint32_t> order(flow_points_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto id_less = [](const IdValue& a, const IdValue& b) {
+    if (a.is_text != b.is_text) return a.is_text < b.is_text;
+    return a.is_text ? a.text < b.text : a.i < b.i;
+  };
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const FlowPoint& a = flow_points_[x];
+    const FlowPoint& b = flow_points_[y];
+    if (a.cat != b.cat) return a.cat < b.cat;
+    if (!(a.id == b.id)) return id_less(a.id, b.id);
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.order < b.order;
+  });
+  std::vector<int64_t> bound(flow_points_.size(), -1);
+  for (uint32_t i = 0; i < flow_points_.size(); ++i) {
+    const FlowPoint& p = flow_points_[i];
+    if (p.ts == kNullTs) continue;
+    bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
+    if (p.ph == 'f' && !p.bp_enclosing) {
+      bound[i] = NextSlice(p.thread, p.ts);
+    } else {
+      bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
+    }
+    if (bound[i] < 0) stats_.Add(p.ph == 's' ? StatId::flow_starts_unbound : StatId::flow_ends_unbound);
+  }
+  flow_rows_.clear();
+  for (size_t g = 0; g < order.size();) {
+    size_t h = g;
+    const FlowPoint& first = flow_points_[order[g]];
+    while (h < order.size() && flow_points_[order[h]].cat == first.cat && flow_points_[order[h]].id == first.id) ++h;
+    int32_t src = -1;        // current start point
+    bool src_used = false;
+    bool any_start = false, any_end = false;
+    for (size_t k = g; k < h; ++k) {
+      uint32_t pi = order[k];
+      const FlowPoint& p = flow_points_[pi];
+      if (p.ph == 's') {
+        if (src >= 0 && !src_used) flow_rows_.push_back({bound[src], -1, src, -1});
+        src = static_cast<int32_t>(pi);
+        src_used = false;
+        any_start = true;
+      } else {
+        any_end = true;
+        flow_rows_.push_back({src >= 0 ? bound[src] : -1, bound[pi], src, static_cast<int32_t>(pi)});
+        if (src >= 0) src_used = true;
+        if (p.ph == 't') {
+          src = static_cast<int32_t>(pi);
+          src_used = false;
+        }
+      }
+    }
+    if (src >= 0 && !src_used && flow_points_[src].ph == 's') flow_rows_.push_back({bound[src], -1, src, -1});
+    if (any_start && !any_end) stats_.Add(StatId::flow_starts_without_end);
+    if (any_end && !any_start) stats_.Add(StatId::flow_ends_without_start);
+    g = h;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+void BindId(Stmt& s, int i, const IdValue& v, const Interner& strings) {
+  if (v.is_text) {
+    s.BindText(i, strings.Get(v.text));
+  } else {
+    s.BindInt(i, v.i);
+  }
+}
+
+void BindOptText(Stmt& s, int i, uint32_t id, const Interner& strings) {
+  if (id == 0) {
+    s.BindNull(i);
+  } else {
+    s.BindText(i, strings.Get(id));
+  }
+}
+
+}  // namespace
+
+WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
+                                int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated) {
+  WriteCounts counts;
+  int64_t base = header.has_base ? header.base_time_ns : 0;
+  int64_t process_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
+  int64_t thread_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM threads");
+  int64_t event_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM events");
+  int64_t stack_base = 0;  // stacks are shared across traces; ids are StackInterner ids
+
+  {
+    Stmt s = db.Prepare(
+        "INSERT INTO traces (id, path, rank, world_size, base_time_ns, start_ts, end_ts, event_count, metadata,"
+        " file_bytes, json_bytes, compressed, root_shape, truncated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    s.BindInt(1, trace_id);
+    s.BindText(2, path_);
+    if (header.has_rank) s.BindInt(3, header.rank); else s.BindNull(3);
+    if (header.has_world) s.BindInt(4, header.world_size); else s.BindNull(4);
+    if (header.has_base) s.BindInt(5, header.base_time_ns); else s.BindNull(5);
+    if (min_ts_ <= max_end_) {
+      s.BindInt(6, min_ts_ + base);
+      s.BindInt(7, max_end_ + base);
+    } else {
+      s.BindNull(6);
+      s.BindNull(7);
+    }
+    s.BindInt(8, static_cast<int64_t>(events_.size()));
+    s.BindText(9, header.metadata);
+    s.BindInt(10, file_bytes);
+    s.BindInt(11, json_bytes);
+    s.BindInt(12, compressed ? 1 : 0);
+    s.BindText(13, root_shape);
+    s.BindInt(14, truncated ? 1 : 0);
+    s.Run();
+  }
+  {
+    Stmt s = db.Prepare(
+        "INSERT INTO devices (trace_id, device, name, compute_major, compute_minor, total_memory, num_sms, properties)"
+        " VALUES (?,?,?,?,?,?,?,?)");
+    for (const auto& d : header.devices) {
+      s.BindInt(1, trace_id);
+      if (d.has_id) s.BindInt(2, d.id); else s.BindNull(2);
+      if (d.name.empty()) s.BindNull(3); else s.BindText(3, d.name);
+      if (d.has_major) s.BindInt(4, d.major); else s.BindNull(4);
+      if (d.has_minor) s.BindInt(5, d.minor); else s.BindNull(5);
+      if (d.has_mem) s.BindInt(6, d.mem); else s.BindNull(6);
+      if (d.has_sms) s.BindInt(7, d.sms); else s.BindNull(7);
+      s.BindText(8, d.properties);
+      s.Run();
+    }
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO processes (id, trace_id, pid, name, labels, sort_index) VALUES (?,?,?,?,?,?)");
+    for (size_t i = 0; i < processes_.size(); ++i) {
+      const ProcessRec& p = processes_[i];
+      s.BindInt(1, process_base + static_cast<int64_t>(i) + 1);
+      s.BindInt(2, trace_id);
+      BindId(s, 3, p.pid, strings_);
+      BindOptText(s, 4, p.name, strings_);
+      BindOptText(s, 5, p.labels, strings_);
+      if (p.has_sort) s.BindInt(6, p.sort_index); else s.BindNull(6);
+      s.Run();
+    }
+  }
+  {
+    Stmt s = db.Prepare(
+        "INSERT INTO threads (id, trace_id, process_id, pid, tid, name, sort_index, kind, event_count)"
+        " VALUES (?,?,?,?,?,?,?,?,?)");
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      const ThreadRec& t = threads_[i];
+      s.BindInt(1, thread_base + static_cast<int64_t>(i) + 1);
+      s.BindInt(2, trace_id);
+      s.BindInt(3, process_base + t.process + 1);
+      BindId(s, 4, t.pid, strings_);
+      BindId(s, 5, t.tid, strings_);
+      BindOptText(s, 6, t.name, strings_);
+      if (t.has_sort) s.BindInt(7, t.sort_index); else s.BindNull(7);
+      const char* kind = t.cpu_events > 0 ? "cpu" : t.gpu_events > 0 ? "gpu" : "other";
+      s.BindText(8, kind);
+      s.BindInt(9, t.events);
+      s.Run();
+    }
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO stacks (id, parent_id, depth, name, cat) VALUES (?,?,?,?,?)");
+    const auto& nodes = stacks_.nodes();
+    for (size_t i = stacks_.written; i < nodes.size(); ++i) {
+      const auto& nd = nodes[i];
+      s.BindInt(1, stack_base + static_cast<int64_t>(i) + 1);
+      if (nd.parent) s.BindInt(2, nd.parent); else s.BindNull(2);
+      s.BindInt(3, nd.depth);
+      BindOptText(s, 4, nd.name, strings_);
+      BindOptText(s, 5, nd.cat, strings_);
+      s.Run();
+    }
+    stacks_.written = nodes.size();
+  }
+  // Events, with args streamed back from the spill file in order.
+  {
+    if (std::fflush(spill_) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
+    std::sort(end_args_.begin(), end_args_.end(), [](const EndArgs& a, const EndArgs& b) { return a.event < b.event; });
+    size_t end_k = 0;
+    std::string chunk;
+    uint64_t chunk_off = 0;  // spill offset of chunk[0]
+    int fd = fileno(spill_);
+    auto read_args = [&](uint64_t off, uint32_t len) -> std::string_view {
+      if (off < chunk_off || off + len > chunk_off + chunk.size()) {
+        size_t want = std::max<size_t>(len, 4 << 20);
+        chunk.resize(want);
+        size_t got = 0;
+        while (got < want) {
+          ssize_t r = pread(fd, chunk.data() + got, want - got, static_cast<off_t>(off + got));
+          if (r < 0) Errorf("{}: cannot read temporary data: {}", path_, std::strerror(errno));
+          if (r == 0) break;
+          got += static_cast<size_t>(r);
+        }
+        chunk.resize(got);
+        chunk_off = off;
+        if (got < len) Errorf("{}: temporary data is short", path_);
+      }
+      return std::string_view(chunk).substr(off - chunk_off, len);
+    };
+    Stmt s = db.Prepare(
+        "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
+        " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream, args)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    std::string merged;
+    for (size_t i = 0; i < events_.size(); ++i) {
+      const EventRec& e = events_[i];
+      const ThreadRec& t = threads_[e.thread];
+      s.BindInt(1, event_base + static_cast<int64_t>(i) + 1);
+      s.BindInt(2, trace_id);
+      s.BindInt(3, thread_base + e.thread + 1);
+      BindId(s, 4, t.pid, strings_);
+      BindId(s, 5, t.tid, strings_);
+      s.BindText(6, strings_.Get(e.ph));
+      BindOptText(s, 7, e.cat, strings_);
+      BindOptText(s, 8, e.name, strings_);
+      if (e.ts != kNullTs) s.BindInt(9, e.ts + base); else s.BindNull(9);
+      if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
+      if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
+      if (parent_[i]) s.BindInt(12, event_base + parent_[i]); else s.BindNull(12);
+      if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
+      uint32_t pk = e.promo;
+      for (int k = 0; k < kPromotedCount; ++k) {
+        if (e.mask & (1u << k)) {
+          s.BindInt(14 + k, pool_[pk++]);
+        } else {
+          s.BindNull(14 + k);
+        }
+      }
+      std::string_view args;
+      if (e.args_len) args = read_args(e.args_off, e.args_len);
+      if (end_k < end_args_.size() && end_args_[end_k].event == i) {
+        // B/E pair: the E's args are merged into the slice's args.
+        merged.assign(args.empty() ? std::string_view("{}") : args);
+        while (end_k < end_args_.size() && end_args_[end_k].event == i) {
+          std::string extra(read_args(end_args_[end_k].off, end_args_[end_k].len));
+          if (merged.size() > 2) merged.back() = ',', merged.append(extra, 1);
+          else merged = extra;
+          ++end_k;
+        }
+        s.BindTextCopy(22, merged);
+      } else if (e.args_len) {
+        s.BindText(22, args);
+      } else {
+        s.BindNull(22);
+      }
+      s.Step();
+      s.Reset();
+    }
+    counts.events = static_cast<int64_t>(events_.size());
+  }
+  {
+    Stmt s = db.Prepare(
+        "INSERT INTO flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
+        " dst_thread_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    for (const FlowRow& r : flow_rows_) {
+      const FlowPoint& any = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
+      s.BindInt(1, trace_id);
+      BindOptText(s, 2, any.cat, strings_);
+      BindOptText(s, 3, any.name, strings_);
+      BindId(s, 4, any.id, strings_);
+      if (r.src >= 0) s.BindInt(5, event_base + r.src + 1); else s.BindNull(5);
+      if (r.dst >= 0) s.BindInt(6, event_base + r.dst + 1); else s.BindNull(6);
+      if (r.src_point >= 0 && flow_points_[r.src_point].ts != kNullTs) s.BindInt(7, flow_points_[r.src_point].ts + base); else s.BindNull(7);
+      if (r.dst_point >= 0 && flow_points_[r.dst_point].ts != kNullTs) s.BindInt(8, flow_points_[r.dst_point].ts + base); else s.BindNull(8);
+      if (r.src_point >= 0) s.BindInt(9, thread_base + flow_points_[r.src_point].thread + 1); else s.BindNull(9);
+      if (r.dst_point >= 0) s.BindInt(10, thread_base + flow_points_[r.dst_point].thread + 1); else s.BindNull(10);
+      s.Step();
+      s.Reset();
+    }
+    counts.flows = static_cast<int64_t>(flow_rows_.size());
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO import_stats (trace_id, name, value, severity, description) VALUES (?,?,?,?,?)");
+    for (int k = 0; k < static_cast<int>(StatId::kCount); ++k) {
+      if (!stats_.set[k]) continue;
+      s.BindInt(1, trace_id);
+      s.BindText(2, kStatInfo[k].name);
+      s.BindInt(3, stats_.values[k]);
+      s.BindText(4, kStatInfo[k].severity);
+      s.BindText(5, kStatInfo[k].description);
+      s.Run();
+    }
+  }
+  return counts;
+}
+
+}  // namespace tracesql

@@ -1,0 +1,230 @@
+// TraceBuilder: collects the decoded events of one trace in compact form, then computes nesting,
+// stacks and flow bindings, and writes every table. Arg text is spilled to an unlinked temporary
+// file as it is parsed and streamed back in order while inserting, so memory holds only the
+// fixed-size columns the final tables need.
+#ifndef SRC_IMPORT_BUILDER_H_
+#define SRC_IMPORT_BUILDER_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "import/stats.h"
+#include "tracesql/db.h"
+
+namespace tracesql {
+
+inline constexpr int64_t kNullTs = std::numeric_limits<int64_t>::min();
+
+// Interns strings; id 0 is reserved for "no string" (NULL).
+class Interner {
+ public:
+  Interner() { views_.emplace_back(); }
+  uint32_t Intern(std::string_view s);
+  std::string_view Get(uint32_t id) const { return views_[id]; }
+  size_t size() const { return views_.size(); }
+
+ private:
+  std::deque<std::string> storage_;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, uint32_t> map_;
+};
+
+// A pid or tid after normalisation: an integer (numeric strings included) or text.
+struct IdValue {
+  bool is_text = false;
+  int64_t i = 0;
+  uint32_t text = 0;  // interned
+  bool operator==(const IdValue& o) const { return is_text == o.is_text && (is_text ? text == o.text : i == o.i); }
+};
+
+// Promoted args, in bit order of EventRec::mask.
+enum Promoted : uint8_t {
+  kExternalId = 0, kCorrelation, kSeqNum, kFwdThreadId, kPythonId, kPythonParentId, kDevice, kStream, kPromotedCount
+};
+
+struct EventRec {
+  int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
+  int64_t dur = kNullTs;  // ns, kNullTs = NULL
+  uint64_t args_off = 0;  // in the spill file
+  uint32_t args_len = 0;  // 0 = no args
+  uint32_t thread = 0;    // index into threads
+  uint32_t name = 0;
+  uint32_t cat = 0;
+  uint32_t ph = 0;
+  uint32_t promo = 0;     // index of the first promoted value in the pool
+  uint8_t mask = 0;       // which promoted values are present
+};
+
+struct FlowPoint {
+  int64_t ts = kNullTs;
+  uint32_t thread = 0;
+  uint32_t cat = 0;
+  uint32_t name = 0;
+  uint32_t order = 0;  // file order
+  IdValue id;
+  char ph = 's';
+  bool bp_enclosing = false;
+};
+
+struct ThreadRec {
+  uint32_t process = 0;
+  IdValue pid, tid;
+  uint32_t name = 0;
+  bool has_sort = false;
+  int64_t sort_index = 0;
+  int64_t events = 0;
+  int64_t gpu_events = 0, cpu_events = 0;
+  std::vector<uint32_t> open_begins;  // B events waiting for their E
+};
+
+struct ProcessRec {
+  IdValue pid;
+  uint32_t name = 0, labels = 0;
+  bool has_sort = false;
+  int64_t sort_index = 0;
+};
+
+struct EndArgs {
+  uint32_t event;
+  uint64_t off;
+  uint32_t len;
+};
+
+// Decoded fields of one event, handed from the parser to the builder.
+struct RawEvent {
+  std::string_view ph, cat, name;
+  bool has_cat = false;
+  IdValue pid, tid;
+  int64_t ts = kNullTs, dur = kNullTs;
+  bool has_id = false;
+  IdValue id;
+  bool bp_enclosing = false;
+  std::string_view args;  // minified JSON object, empty when absent
+  uint8_t mask = 0;
+  int64_t promoted[kPromotedCount] = {};
+  // Metadata (M) args.
+  std::string meta_name;
+  bool has_meta_sort = false;
+  int64_t meta_sort = 0;
+};
+
+struct HeaderInfo {
+  std::string metadata = "{}";
+  bool has_base = false;
+  int64_t base_time_ns = 0;
+  bool has_rank = false, has_world = false;
+  int64_t rank = 0, world_size = 0;
+  struct Device {
+    bool has_id = false;
+    int64_t id = 0;
+    std::string name;
+    bool has_major = false, has_minor = false, has_mem = false, has_sms = false;
+    int64_t major = 0, minor = 0, mem = 0, sms = 0;
+    std::string properties;
+  };
+  std::vector<Device> devices;
+};
+
+class StackInterner {
+ public:
+  uint32_t Intern(uint32_t parent, uint32_t name, uint32_t cat, int depth);
+  struct Node {
+    uint32_t parent, name, cat;
+    int depth;
+  };
+  const std::vector<Node>& nodes() const { return nodes_; }
+  size_t written = 0;  // nodes already written to the database
+
+ private:
+  struct KeyHash {
+    size_t operator()(const std::tuple<uint32_t, uint32_t, uint32_t>& k) const {
+      uint64_t h = (static_cast<uint64_t>(std::get<0>(k)) * 0x9E3779B97F4A7C15ull) ^
+                   (static_cast<uint64_t>(std::get<1>(k)) << 20) ^ std::get<2>(k);
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t, KeyHash> map_;
+  std::vector<Node> nodes_;  // id = index + 1
+};
+
+struct WriteCounts {
+  int64_t events = 0, flows = 0;
+};
+
+class TraceBuilder {
+ public:
+  TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks);
+  ~TraceBuilder();
+
+  void AddEvent(RawEvent& e, int64_t json_offset);
+  Interner& strings() { return strings_; }
+  Stats& stats() { return stats_; }
+
+  // Computes nesting, stacks and flow bindings; returns seconds spent.
+  void Finish();
+  // Writes all rows of this trace. Ids continue from the bases in the database.
+  WriteCounts Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
+                    int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated);
+
+ private:
+  uint32_t ThreadFor(const IdValue& pid, const IdValue& tid);
+  uint32_t ProcessFor(const IdValue& pid);
+  uint64_t Spill(std::string_view text);
+  void HandleMetadata(RawEvent& e);
+  void ComputeNesting();
+  void BindFlows();
+  int64_t Enclosing(uint32_t thread, int64_t t, const IdValue* correlation) const;
+  int64_t NextSlice(uint32_t thread, int64_t t) const;
+  bool Contains(uint32_t ev, int64_t t) const;
+  int64_t PromotedValue(const EventRec& e, int which) const;
+
+  std::string path_;
+  Interner& strings_;
+  StackInterner& stacks_;
+  Stats stats_;
+  std::vector<EventRec> events_;
+  std::vector<int64_t> pool_;
+  std::vector<FlowPoint> flow_points_;
+  std::vector<ThreadRec> threads_;
+  std::vector<ProcessRec> processes_;
+  std::unordered_map<std::string, uint32_t> thread_map_, process_map_;
+  std::vector<EndArgs> end_args_;
+  std::unordered_map<std::string, int> meta_seen_;
+  // Cache of the last (pid, tid) lookup.
+  IdValue last_pid_, last_tid_;
+  uint32_t last_thread_ = UINT32_MAX;
+  std::vector<uint8_t> cat_class_;  // by string id: 0 unknown yet, 1 cpu, 2 gpu, 3 other
+
+  // Spill file for args text.
+  FILE* spill_ = nullptr;
+  uint64_t spill_size_ = 0;
+
+  // Results of Finish().
+  std::vector<uint32_t> parent_;  // event index + 1, 0 = none
+  std::vector<int32_t> depth_;    // -1 = NULL
+  std::vector<uint32_t> stack_;   // stack id, 0 = NULL
+  std::vector<uint32_t> sorted_;  // slice indices sorted per thread by (ts, -dur, index)
+  std::vector<std::pair<uint32_t, uint32_t>> thread_slices_;  // [begin, end) in sorted_
+  struct FlowRow {
+    int64_t src = -1, dst = -1;  // event index or -1
+    int32_t src_point = -1, dst_point = -1;
+  };
+  std::vector<FlowRow> flow_rows_;
+  int64_t min_ts_ = std::numeric_limits<int64_t>::max(), max_end_ = std::numeric_limits<int64_t>::min();
+};
+
+// JSON helpers shared by the importer.
+void AppendMinified(std::string& out, std::string_view json);
+void AppendJsonString(std::string& out, std::string_view s);
+
+}  // namespace tracesql
+
+#endif  // SRC_IMPORT_BUILDER_H_
