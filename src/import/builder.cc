@@ -247,7 +247,8 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
       }
       return;
     }
-    stats_.Add(StatId::unmatched_end);
+    stats_.Add(StatId::unmatched_end);  // an end without a begin marks no slice: counted, not stored
+    return;
   }
   EventRec r;
   r.ts = e.ts;
@@ -269,17 +270,23 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
     if (r.dur == kNullTs) stats_.Add(StatId::slices_without_dur);
   } else if (ph == "B") {
     t.open_begins.push_back(static_cast<uint32_t>(events_.size()));
-  } else if (ph != "i" && ph != "I" && ph != "C" && ph != "E") {
+  } else if (ph != "i" && ph != "I" && ph != "C") {
     stats_.Add(ph.empty() ? StatId::missing_phase : StatId::unknown_phases);
   }
   if (r.ts == kNullTs) stats_.Add(StatId::events_without_ts);
   if (r.dur != kNullTs && r.dur < 0) stats_.Add(StatId::negative_durations);
   // Track kind.
   if (r.cat >= cat_class_.size()) cat_class_.resize(strings_.size() + 64, 0);
-  uint8_t& cls = cat_class_[r.cat];
-  if (cls == 0) cls = r.cat == 0 ? (e.name == "[memory]" ? kClassCpu : kClassOther) : ClassifyCat(strings_.Get(r.cat));
+  uint8_t cls;
+  if (r.cat == 0) {
+    cls = e.name == "[memory]" ? kClassCpu : kClassOther;  // 2021 [memory] instants have no cat
+  } else {
+    uint8_t& cached = cat_class_[r.cat];
+    if (cached == 0) cached = ClassifyCat(strings_.Get(r.cat));
+    cls = cached;
+  }
   if (cls == kClassGpu) ++t.gpu_events;
-  if (cls == kClassCpu || (r.cat == 0 && e.name == "[memory]")) ++t.cpu_events;
+  if (cls == kClassCpu) ++t.cpu_events;
   ++t.events;
   events_.push_back(r);
 }
@@ -294,7 +301,7 @@ bool TraceBuilder::Contains(uint32_t ev, int64_t t) const {
 
 void TraceBuilder::Finish() {
   for (auto& t : threads_) {
-    stats_.Add(StatId::unmatched_begin, static_cast<int64_t>(t.open_begins.size()));
+    if (!t.open_begins.empty()) stats_.Add(StatId::unmatched_begin, static_cast<int64_t>(t.open_begins.size()));
     t.open_begins.clear();
   }
   ComputeNesting();

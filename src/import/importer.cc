@@ -615,7 +615,9 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   } catch (const Error& e) {
     db.Close();
     std::string msg = e.what();
-    if (msg.rfind("SQL error: ", 0) == 0) Errorf("{}: cannot write database: {}", db_path, msg.substr(11));
+    for (const char* io : {"database or disk is full", "disk I/O error"}) {
+      if (msg.find(io) != std::string::npos) Errorf("{}: cannot write database: {}", db_path, io);
+    }
     throw;
   }
   if (std::rename(tmp.c_str(), db_path.c_str()) != 0) {

@@ -19,7 +19,7 @@ namespace tracesql {
   F(negative_durations, "warning", "slices with a negative dur (stored, not nested)")                              \
   F(numeric_string_ids, "info", "events whose pid or tid is a numeric string (normalised to an integer)")          \
   F(unmatched_begin, "warning", "B events without a matching E (stored with dur NULL)")                            \
-  F(unmatched_end, "warning", "E events without a matching B (stored as ph 'E' with dur NULL)")                    \
+  F(unmatched_end, "warning", "E events without a matching B (counted, not stored)")                    \
   F(flow_points, "info", "flow events (s, t, f) read")                                                             \
   F(flow_starts_unbound, "info", "flow starts with no slice containing their ts on their track")                   \
   F(flow_ends_unbound, "info", "flow ends with no slice to bind to on their track")                                \

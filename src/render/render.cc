@@ -112,7 +112,12 @@ std::string Shown(const Cell& c, const RenderOptions& o) {
 
 }  // namespace
 
-std::string FormatDouble(double v) { return fmt::format("{}", v); }
+std::string FormatDouble(double v) {
+  std::string s = fmt::format("{}", v);
+  // Keep reals recognisable as reals (5.0, not 5), as the sqlite3 shell and Python do.
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
 
 std::optional<OutputMode> ParseOutputMode(std::string_view name) {
   if (name == "box") return OutputMode::kBox;

@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "import/input.h"
+#include "import/splitter.h"
+#include "tracesql/error.h"
+
+using namespace tracesql;
+
+TEST_CASE("ScanValue: strings, escapes and nesting", "[splitter]") {
+  std::string s = R"({"a": "x}\"{", "b": [1, {"c": "\\"}]} tail)";
+  size_t end = ScanValue(s.data(), 0, s.size());
+  REQUIRE(end != kNeedMore);
+  CHECK(s.substr(end) == " tail");
+  std::string str = R"("a\\\"b" rest)";
+  CHECK(ScanString(str.data(), 0, str.size()) == 8);
+  std::string esc = R"("ends with backslash\\" x)";
+  CHECK(esc.substr(ScanString(esc.data(), 0, esc.size())) == " x");
+  std::string partial = R"({"a": [1, 2)";
+  CHECK(ScanValue(partial.data(), 0, partial.size()) == kNeedMore);
+  std::string scalar = "123,";
+  CHECK(ScanValue(scalar.data(), 0, scalar.size()) == 3);
+  std::string open_scalar = "123";
+  CHECK(ScanValue(open_scalar.data(), 0, open_scalar.size()) == kNeedMore);
+}
+
+namespace {
+std::string WriteTemp(const std::string& content) {
+  char name[] = "/tmp/tq_splitter_XXXXXX";
+  int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  FILE* f = fdopen(fd, "wb");
+  std::fwrite(content.data(), 1, content.size(), f);
+  std::fclose(f);
+  return name;
+}
+
+SplitResult Split(const std::string& content, std::vector<std::string>* events = nullptr) {
+  std::string path = WriteTemp(content);
+  InputStream in(path);
+  auto r = Splitter::Run(
+      in,
+      [&](Batch&& b) {
+        if (events) {
+          for (size_t i = 0; i < b.event_offsets.size(); ++i) {
+            size_t start = b.event_offsets[i];
+            size_t end = ScanValue(b.text.data(), start, b.text.size());
+            events->push_back(b.text.substr(start, end - start));
+          }
+        }
+        CHECK(b.text.front() == '[');
+        CHECK(b.text.back() == ']');
+      },
+      [](int64_t) {});
+  std::remove(path.c_str());
+  return r;
+}
+}  // namespace
+
+TEST_CASE("Splitter: header keys before and after traceEvents", "[splitter]") {
+  std::vector<std::string> evs;
+  auto r = Split(R"({"schemaVersion": 1, "traceEvents": [{"ph":"X","name":"a]"} , {"ph":"i"}], "baseTimeNanoseconds": 1751410836000000000})", &evs);
+  CHECK(r.root_shape == "object");
+  CHECK(r.events == 2);
+  REQUIRE(evs.size() == 2);
+  CHECK(evs[0] == R"({"ph":"X","name":"a]"})");
+  REQUIRE(r.header.size() == 2);
+  CHECK(r.header[0].first == "schemaVersion");
+  CHECK(r.header[1].first == "baseTimeNanoseconds");
+  CHECK(r.header[1].second == "1751410836000000000");
+  CHECK_FALSE(r.truncated);
+}
+
+TEST_CASE("Splitter: bare array root", "[splitter]") {
+  auto r = Split("  [ {\"ph\":\"X\"},\n{\"ph\":\"X\"} ]\n");
+  CHECK(r.root_shape == "array");
+  CHECK(r.events == 2);
+}
+
+TEST_CASE("Splitter: truncated file keeps complete events", "[splitter]") {
+  std::string text = R"({"traceEvents": [{"ph":"X"}, {"ph":"X"}, {"ph":"X", "na)";
+  auto r = Split(text);
+  CHECK(r.truncated);
+  CHECK(r.events == 2);
+  CHECK(r.truncated_at == static_cast<int64_t>(text.find("{\"ph\":\"X\", \"na")));
+}
+
+TEST_CASE("Splitter: malformed input names the byte offset", "[splitter]") {
+  CHECK_THROWS_WITH(Split("hello"), Catch::Contains("byte 0") && Catch::Contains("not a JSON trace"));
+  CHECK_THROWS_WITH(Split(""), Catch::Contains("empty file"));
+  CHECK_THROWS_WITH(Split(R"({"traceEvents": [1, 2]})"), Catch::Contains("byte 17") && Catch::Contains("expected '{'"));
+  CHECK_THROWS_WITH(Split(R"({"traceEvents": []} x)"), Catch::Contains("unexpected data"));
+  CHECK_THROWS_WITH(Split(R"({"traceEvents": {}})"), Catch::Contains("not an array"));
+}
+
+TEST_CASE("Splitter: events larger than one read chunk", "[splitter]") {
+  std::string big(Splitter::kChunk + 1000, 'x');
+  std::string text = "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"" + big + "\"},{\"ph\":\"i\"}]}";
+  std::vector<std::string> evs;
+  auto r = Split(text, &evs);
+  CHECK(r.events == 2);
+  REQUIRE(evs.size() == 2);
+  CHECK(evs[0].size() == big.size() + 20);
+  CHECK(evs[1] == R"({"ph":"i"})");
+}
