@@ -23,27 +23,42 @@ CREATE TABLE events (
   python_parent_id INTEGER,   -- args 'Python parent id'
   device INTEGER,             -- args 'device' (GPU ops; ROCm uses the HSA agent index)
   stream INTEGER,             -- args 'stream' when it is an integer
-  args TEXT                   -- every arg as a minified JSON object (numbers keep their exact text;
-                              -- an integer beyond int64 is stored as a JSON string of its digits);
-                              -- NULL when the event has no args. Read it through the args view.
+  arg_shape_id INTEGER,       -- which keys the args have, in order (arg_keys.shape_id); NULL when no args
+  arg_values TEXT             -- the arg values as a minified JSON array, in key order (numbers keep their
+                              -- exact text; an integer beyond int64 is a JSON string of its digits).
+                              -- Read args through the args or event_args views.
 );
+
+-- arg_keys: the key of each position of each args shape. Events with the same keys in the same
+-- order share a shape, so each key is stored once, not once per event.
+CREATE TABLE arg_keys (
+  shape_id INTEGER NOT NULL,  -- events.arg_shape_id
+  idx INTEGER NOT NULL,       -- 0-based position in events.arg_values
+  key TEXT NOT NULL,          -- arg name exactly as written ('Input Dims', 'External id', ...)
+  path TEXT NOT NULL,         -- JSON path of the value in events.arg_values: '$[idx]'
+  PRIMARY KEY (shape_id, idx)
+) WITHOUT ROWID;
 
 -- args: one row per (event, arg key), lossless. Numbers come back with SQLite's own type, strings as
 -- text, arrays and objects as minified JSON text, integers beyond int64 as text of their exact digits.
+-- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id.
 CREATE VIEW args AS
 SELECT
   e.id AS event_id,           -- events.id
   e.trace_id AS trace_id,     -- events.trace_id
-  j.key AS key,               -- arg name exactly as written ('Input Dims', 'External id', ...)
-  j.value AS value,           -- the value (see above)
-  j.type AS value_type        -- JSON type: 'integer', 'real', 'text', 'true', 'false', 'null', 'array', 'object'
-FROM events AS e, json_each(e.args) AS j
-WHERE e.args IS NOT NULL;
+  k.key AS key,               -- arg name exactly as written
+  json_extract(e.arg_values, k.path) AS value,  -- the value (see above)
+  json_type(e.arg_values, k.path) AS value_type -- 'integer', 'real', 'text', 'true', 'false', 'null', 'array', 'object'
+FROM events AS e
+JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id;
 
--- arg_keys: which arg keys occur, on which categories, how often (filled at import).
-CREATE TABLE arg_keys (
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
-  cat TEXT,                   -- event category the key was seen on
-  key TEXT NOT NULL,          -- arg name
-  count INTEGER NOT NULL      -- number of events of that category carrying the key
-);
+-- event_args: each event's args as one JSON object (keys in file order), for json_extract():
+--   SELECT json_extract(a.args, '$."Input Dims"') FROM events e JOIN event_args a ON a.event_id = e.id
+CREATE VIEW event_args AS
+SELECT
+  e.id AS event_id,           -- events.id
+  (SELECT json_group_object(k.key, e.arg_values -> k.path)
+     FROM (SELECT key, path FROM arg_keys WHERE shape_id = e.arg_shape_id ORDER BY idx) AS k
+  ) AS args                   -- JSON object text
+FROM events AS e
+WHERE e.arg_shape_id IS NOT NULL;

@@ -36,6 +36,21 @@ uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int
   return id;
 }
 
+uint32_t ArgShapes::Intern(std::string_view sig) {
+  auto it = map_.find(std::string(sig));
+  if (it != map_.end()) return it->second;
+  sigs_.emplace_back(sig);
+  uint32_t id = static_cast<uint32_t>(sigs_.size());
+  map_.emplace(std::string(sig), id);
+  return id;
+}
+
+uint32_t ArgShapes::Concat(uint32_t a, uint32_t b) {
+  std::string sig = a ? sigs_[a - 1] : std::string();
+  if (b) sig += sigs_[b - 1];
+  return Intern(sig);
+}
+
 void AppendMinified(std::string& out, std::string_view json) {
   size_t i = 0, n = json.size();
   while (i < n) {
@@ -117,8 +132,9 @@ std::string IdKey(const IdValue& v) {
 // ---------------------------------------------------------------------------------------------
 // Collecting
 
-TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks)
-    : path_(std::move(path)), strings_(strings), stacks_(stacks) {
+TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
+                           ArgShapes& shapes)
+    : path_(std::move(path)), strings_(strings), stacks_(stacks), shapes_(shapes) {
   // An unlinked temporary file next to the database: never visible, gone when closed.
   std::string tmpl = spill_dir + "/.tracesql-spill-XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
@@ -243,7 +259,7 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
       if (begin.ts != kNullTs && e.ts != kNullTs) begin.dur = e.ts - begin.ts;
       if (e.args.size() > 2) {
         uint64_t off = Spill(e.args);
-        end_args_.push_back({b, off, static_cast<uint32_t>(e.args.size())});
+        end_args_.push_back({b, off, static_cast<uint32_t>(e.args.size()), shapes_.Intern(e.arg_sig)});
       }
       return;
     }
@@ -260,6 +276,7 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   if (!e.args.empty()) {
     r.args_off = Spill(e.args);
     r.args_len = static_cast<uint32_t>(e.args.size());
+    r.shape = shapes_.Intern(e.arg_sig);
   }
   r.mask = e.mask;
   r.promo = static_cast<uint32_t>(pool_.size());
@@ -634,8 +651,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     };
     Stmt s = db.Prepare(
         "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
-        " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream, args)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
+        " arg_shape_id, arg_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     std::string merged;
     for (size_t i = 0; i < events_.size(); ++i) {
       const EventRec& e = events_[i];
@@ -664,24 +681,54 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       std::string_view args;
       if (e.args_len) args = read_args(e.args_off, e.args_len);
       if (end_k < end_args_.size() && end_args_[end_k].event == i) {
-        // B/E pair: the E's args are merged into the slice's args.
-        merged.assign(args.empty() ? std::string_view("{}") : args);
+        // B/E pair: the E's args are appended to the slice's args.
+        merged.assign(args.empty() ? std::string_view("[]") : args);
+        uint32_t shape = e.shape;
         while (end_k < end_args_.size() && end_args_[end_k].event == i) {
           std::string extra(read_args(end_args_[end_k].off, end_args_[end_k].len));
-          if (merged.size() > 2) merged.back() = ',', merged.append(extra, 1);
-          else merged = extra;
+          if (merged.size() > 2) {
+            merged.back() = ',';
+            merged.append(extra, 1);
+          } else {
+            merged = extra;
+          }
+          shape = shapes_.Concat(shape, end_args_[end_k].shape);
           ++end_k;
         }
-        s.BindTextCopy(22, merged);
+        s.BindInt(22, shape);
+        s.BindTextCopy(23, merged);
       } else if (e.args_len) {
-        s.BindText(22, args);
+        s.BindInt(22, e.shape);
+        s.BindText(23, args);
       } else {
         s.BindNull(22);
+        s.BindNull(23);
       }
       s.Step();
       s.Reset();
     }
     counts.events = static_cast<int64_t>(events_.size());
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO arg_keys (shape_id, idx, key, path) VALUES (?,?,?,?)");
+    const auto& sigs = shapes_.sigs();
+    for (size_t i = shapes_.written; i < sigs.size(); ++i) {
+      std::string_view sig = sigs[i];
+      int64_t idx = 0;
+      while (sig.size() >= 4) {
+        uint32_t len;
+        std::memcpy(&len, sig.data(), 4);
+        s.BindInt(1, static_cast<int64_t>(i) + 1);
+        s.BindInt(2, idx);
+        s.BindText(3, sig.substr(4, len));
+        std::string path = fmt::format("$[{}]", idx);
+        s.BindTextCopy(4, path);
+        s.Run();
+        sig.remove_prefix(4 + len);
+        ++idx;
+      }
+    }
+    shapes_.written = sigs.size();
   }
   {
     Stmt s = db.Prepare(

@@ -53,8 +53,9 @@ enum Promoted : uint8_t {
 struct EventRec {
   int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
   int64_t dur = kNullTs;  // ns, kNullTs = NULL
-  uint64_t args_off = 0;  // in the spill file
+  uint64_t args_off = 0;  // arg values (JSON array text) in the spill file
   uint32_t args_len = 0;  // 0 = no args
+  uint32_t shape = 0;     // ArgShapes id of the arg keys, 0 = no args
   uint32_t thread = 0;    // index into threads
   uint32_t name = 0;
   uint32_t cat = 0;
@@ -96,6 +97,22 @@ struct EndArgs {
   uint32_t event;
   uint64_t off;
   uint32_t len;
+  uint32_t shape;
+};
+
+// Interns the key sequences of args objects ("shapes"): events store only a shape id and a JSON
+// array of values, and arg_keys maps (shape, index) to the key.
+class ArgShapes {
+ public:
+  // sig: the keys, each as a 4-byte length then its bytes.
+  uint32_t Intern(std::string_view sig);
+  uint32_t Concat(uint32_t a, uint32_t b);
+  const std::vector<std::string>& sigs() const { return sigs_; }
+  size_t written = 0;  // shapes already written to the database
+
+ private:
+  std::unordered_map<std::string, uint32_t> map_;
+  std::vector<std::string> sigs_;  // id = index + 1
 };
 
 // Decoded fields of one event, handed from the parser to the builder.
@@ -107,7 +124,8 @@ struct RawEvent {
   bool has_id = false;
   IdValue id;
   bool bp_enclosing = false;
-  std::string_view args;  // minified JSON object, empty when absent
+  std::string_view args;  // values as a minified JSON array, empty when the event has no args
+  std::string_view arg_sig;  // the keys (see ArgShapes::Intern)
   uint8_t mask = 0;
   int64_t promoted[kPromotedCount] = {};
   // Metadata (M) args.
@@ -161,7 +179,8 @@ struct WriteCounts {
 
 class TraceBuilder {
  public:
-  TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks);
+  TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
+               ArgShapes& shapes);
   ~TraceBuilder();
 
   void AddEvent(RawEvent& e, int64_t json_offset);
@@ -189,6 +208,7 @@ class TraceBuilder {
   std::string path_;
   Interner& strings_;
   StackInterner& stacks_;
+  ArgShapes& shapes_;
   Stats stats_;
   std::vector<EventRec> events_;
   std::vector<int64_t> pool_;

@@ -144,30 +144,31 @@ int PromotedIndex(std::string_view key) {
   return -1;
 }
 
-// Decodes the args object: minified text into `out`, promoted values and metadata args into e.
-void ReadArgs(simdjson::ondemand::object obj, RawEvent& e, std::string& out, Stats& stats) {
+// Decodes the args object: values as a minified JSON array into `out`, the keys into `sig`,
+// promoted values and metadata args into e.
+void ReadArgs(simdjson::ondemand::object obj, RawEvent& e, std::string& out, std::string& sig, Stats& stats) {
   using simdjson::ondemand::json_type;
   out.clear();
-  out.push_back('{');
+  sig.clear();
+  out.push_back('[');
   bool first = true;
   for (auto field : obj) {
     std::string_view key = field.unescaped_key();
     if (!first) out.push_back(',');
     first = false;
-    AppendJsonString(out, key);
-    out.push_back(':');
+    uint32_t klen = static_cast<uint32_t>(key.size());
+    sig.append(reinterpret_cast<const char*>(&klen), 4);
+    sig.append(key);
     simdjson::ondemand::value v = field.value();
     switch (v.type()) {
       case json_type::object: {
         simdjson::ondemand::object o = v.get_object();
-        std::string_view raw = o.raw_json();
-        AppendMinified(out, raw);
+        AppendMinified(out, o.raw_json());
         break;
       }
       case json_type::array: {
         simdjson::ondemand::array a = v.get_array();
-        std::string_view raw = a.raw_json();
-        AppendMinified(out, raw);
+        AppendMinified(out, a.raw_json());
         break;
       }
       case json_type::number: {
@@ -213,8 +214,9 @@ void ReadArgs(simdjson::ondemand::object obj, RawEvent& e, std::string& out, Sta
       }
     }
   }
-  out.push_back('}');
+  out.push_back(']');
   e.args = out;
+  e.arg_sig = sig;
 }
 
 int64_t ReadTime(simdjson::ondemand::value v, Stats& stats) {
@@ -311,17 +313,20 @@ class EventParser {
           }
           if (key == "args") {
             if (v.type() == simdjson::ondemand::json_type::object) {
-              ReadArgs(v.get_object(), e, args_, stats);
+              ReadArgs(v.get_object(), e, args_, sig_, stats);
             } else {
+              // Not an object (never seen in real traces): kept as one arg with an empty key.
               std::string_view raw = TrimRight(v.raw_json_token());
               if (v.type() == simdjson::ondemand::json_type::array) {
                 simdjson::ondemand::array a = v.get_array();
                 raw = a.raw_json();
               }
-              args_.assign("{\"\":");
+              args_.assign("[");
               AppendMinified(args_, raw);
-              args_.push_back('}');
+              args_.push_back(']');
+              sig_.assign(4, '\0');
               e.args = args_;
+              e.arg_sig = sig_;
             }
             continue;
           }
@@ -355,7 +360,7 @@ class EventParser {
   const std::string& path_;
   const char* where_;
   simdjson::ondemand::parser parser_;
-  std::string ph_, cat_, name_, args_;
+  std::string ph_, cat_, name_, args_, sig_;
 };
 
 // Header values: validated and decoded with the DOM parser.
@@ -518,12 +523,13 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     db.Exec("BEGIN");
     Interner strings;
     StackInterner stacks;
+    ArgShapes shapes;
     int64_t trace_id = 0;
     for (const auto& path : traces) {
       ++trace_id;
       auto tp = Clock::now();
       InputStream in(path);
-      TraceBuilder builder(path, dir.string(), strings, stacks);
+      TraceBuilder builder(path, dir.string(), strings, stacks, shapes);
       EventParser parser(builder, path, in.compressed());
       Progress progress(options.progress, fs::path(path).filename().string(), in.file_size());
 

@@ -13,7 +13,7 @@
 --    fwd_thread_id ('Fwd thread id'), python_id ('Python id'), python_parent_id ('Python parent id';
 --    JSON null -> NULL), device, stream (integers only: the ROCm string "0x0" -> NULL).
 --  * import_stats big_integers = 2 (two values, in two different events).
-SELECT name, args
+SELECT name, (SELECT args FROM event_args WHERE event_id = events.id) AS args
 FROM events
 ORDER BY ts;
 

@@ -6,7 +6,7 @@
 --   The E@50 on tid 1 has no open B -> not a row, import_stats unmatched_end = 1.
 --   never_closed B@60 has no E -> a row with dur NULL, unmatched_begin = 1.
 -- Nesting (matched slices): outer > inner > x_in_inner (X [6,8)).
-SELECT name, ph, cat, tid, ts, dur, args
+SELECT name, ph, cat, tid, ts, dur, (SELECT args FROM event_args WHERE event_id = events.id) AS args
 FROM events
 ORDER BY tid, ts;
 
