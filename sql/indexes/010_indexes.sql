@@ -4,7 +4,6 @@
 CREATE INDEX events_thread_ts ON events(thread_id, ts);
 CREATE INDEX events_trace_correlation ON events(trace_id, correlation) WHERE correlation IS NOT NULL;
 CREATE INDEX events_trace_external_id ON events(trace_id, external_id) WHERE external_id IS NOT NULL;
-CREATE INDEX events_arg_shape ON events(arg_shape_id) WHERE arg_shape_id IS NOT NULL;
 CREATE INDEX arg_keys_key ON arg_keys(key);
 CREATE INDEX flows_src ON flows(src_event_id);
 CREATE INDEX flows_dst ON flows(dst_event_id);

@@ -52,9 +52,24 @@ std::string Stmt::ColumnText(int i) const {
            : std::string();
 }
 
+namespace {
+// Process-wide SQLite settings, applied once before the library initialises: no global memory
+// statistics (they take a mutex on every allocation).
+void ConfigureSqliteOnce() {
+  static const bool done = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  (void)done;
+}
+}  // namespace
+
 Db Db::Open(const std::string& path, bool create, bool read_only) {
+  ConfigureSqliteOnce();
   Db db;
-  int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  // Each connection is used by one thread at a time: no per-call connection mutex.
+  int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) |
+              SQLITE_OPEN_NOMUTEX;
   int rc = sqlite3_open_v2(path.c_str(), &db.db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db.db_ ? sqlite3_errmsg(db.db_) : "out of memory";

@@ -37,11 +37,18 @@ uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int
 }
 
 uint32_t ArgShapes::Intern(std::string_view sig) {
-  auto it = map_.find(std::string(sig));
-  if (it != map_.end()) return it->second;
-  sigs_.emplace_back(sig);
-  uint32_t id = static_cast<uint32_t>(sigs_.size());
-  map_.emplace(std::string(sig), id);
+  if (last_id_ && sig == last_sig_) return last_id_;
+  auto it = map_.find(sig);
+  uint32_t id;
+  if (it != map_.end()) {
+    id = it->second;
+  } else {
+    sigs_.emplace_back(sig);
+    id = static_cast<uint32_t>(sigs_.size());
+    map_.emplace(std::string_view(sigs_.back()), id);
+  }
+  last_sig_ = sigs_[id - 1];
+  last_id_ = id;
   return id;
 }
 
@@ -147,8 +154,6 @@ TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Inter
     close(fd);
     Errorf("{}: cannot open a temporary file: {}", spill_dir, std::strerror(errno));
   }
-  static char buf_unused;
-  (void)buf_unused;
   setvbuf(spill_, nullptr, _IOFBF, 1 << 20);
 }
 
@@ -158,7 +163,7 @@ TraceBuilder::~TraceBuilder() {
 
 uint64_t TraceBuilder::Spill(std::string_view text) {
   uint64_t off = spill_size_;
-  if (std::fwrite(text.data(), 1, text.size(), spill_) != text.size()) {
+  if (fwrite_unlocked(text.data(), 1, text.size(), spill_) != text.size()) {
     Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
   }
   spill_size_ += text.size();
@@ -271,8 +276,8 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   r.dur = e.dur;
   r.thread = thread;
   r.name = strings_.Intern(e.name);
-  r.cat = e.has_cat ? strings_.Intern(e.cat) : 0;
-  r.ph = strings_.Intern(ph.empty() ? std::string_view("?") : ph);
+  r.cat = e.has_cat ? strings_.InternCached(e.cat, last_cat_) : 0;
+  r.ph = strings_.InternCached(ph.empty() ? std::string_view("?") : ph, last_ph_);
   if (!e.args.empty()) {
     r.args_off = Spill(e.args);
     r.args_len = static_cast<uint32_t>(e.args.size());

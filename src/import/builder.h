@@ -28,6 +28,11 @@ class Interner {
  public:
   Interner() { views_.emplace_back(); }
   uint32_t Intern(std::string_view s);
+  // Intern() with a one-entry cache, for values that repeat from one event to the next.
+  uint32_t InternCached(std::string_view s, uint32_t& cache) {
+    if (cache && views_[cache] == s) return cache;
+    return cache = Intern(s);
+  }
   std::string_view Get(uint32_t id) const { return views_[id]; }
   size_t size() const { return views_.size(); }
 
@@ -107,12 +112,14 @@ class ArgShapes {
   // sig: the keys, each as a 4-byte length then its bytes.
   uint32_t Intern(std::string_view sig);
   uint32_t Concat(uint32_t a, uint32_t b);
-  const std::vector<std::string>& sigs() const { return sigs_; }
+  const std::deque<std::string>& sigs() const { return sigs_; }
   size_t written = 0;  // shapes already written to the database
 
  private:
-  std::unordered_map<std::string, uint32_t> map_;
-  std::vector<std::string> sigs_;  // id = index + 1
+  std::unordered_map<std::string_view, uint32_t> map_;  // views into sigs_
+  std::deque<std::string> sigs_;                        // id = index + 1
+  std::string_view last_sig_;
+  uint32_t last_id_ = 0;
 };
 
 // Decoded fields of one event, handed from the parser to the builder.
@@ -221,6 +228,7 @@ class TraceBuilder {
   // Cache of the last (pid, tid) lookup.
   IdValue last_pid_, last_tid_;
   uint32_t last_thread_ = UINT32_MAX;
+  uint32_t last_ph_ = 0, last_cat_ = 0;
   std::vector<uint8_t> cat_class_;  // by string id: 0 unknown yet, 1 cpu, 2 gpu, 3 other
 
   // Spill file for args text.

@@ -264,8 +264,7 @@ class EventParser {
       switch (key.size()) {
         case 2:
           if (key == "ph") {
-            ph_.assign(v.get_string().value());
-            e.ph = ph_;
+            e.ph = v.get_string();  // valid until the next batch is parsed
             has_ph = true;
             continue;
           }
@@ -287,8 +286,7 @@ class EventParser {
         case 3:
           if (key == "cat") {
             if (v.is_null()) continue;
-            cat_.assign(v.get_string().value());
-            e.cat = cat_;
+            e.cat = v.get_string();
             e.has_cat = true;
             continue;
           }
@@ -307,8 +305,7 @@ class EventParser {
           break;
         case 4:
           if (key == "name") {
-            name_.assign(v.get_string().value());
-            e.name = name_;
+            e.name = v.get_string();
             continue;
           }
           if (key == "args") {
@@ -360,7 +357,7 @@ class EventParser {
   const std::string& path_;
   const char* where_;
   simdjson::ondemand::parser parser_;
-  std::string ph_, cat_, name_, args_, sig_;
+  std::string args_, sig_;
 };
 
 // Header values: validated and decoded with the DOM parser.
@@ -513,8 +510,8 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   SignalGuard signals;
   Db db = Db::Open(tmp, /*create=*/true);
   db.Exec(
-      "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-      " PRAGMA cache_size = -131072; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
+      "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+      " PRAGMA cache_size = -32768; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
   if (const char* max_pages = std::getenv("TRACESQL_TEST_MAX_PAGES")) {
     db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
   }

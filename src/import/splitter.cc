@@ -1,6 +1,9 @@
 #include "import/splitter.h"
 
 #include <cstring>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "tracesql/error.h"
 
@@ -59,6 +62,24 @@ size_t ScanValue(const char* buf, size_t i, size_t n) {
   size_t depth = 0;
   size_t p = i;
   while (p < n) {
+#if defined(__AVX2__)
+    // Skip 32 bytes at a time to the next quote or bracket.
+    const __m256i q = _mm256_set1_epi8('"'), lb = _mm256_set1_epi8('{'), rb = _mm256_set1_epi8('}'),
+                  ls = _mm256_set1_epi8('['), rs = _mm256_set1_epi8(']');
+    while (p + 32 <= n) {
+      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(buf + p));
+      __m256i m = _mm256_or_si256(
+          _mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, lb)),
+          _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, rb), _mm256_cmpeq_epi8(v, ls)), _mm256_cmpeq_epi8(v, rs)));
+      uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(m));
+      if (mask) {
+        p += static_cast<size_t>(__builtin_ctz(mask));
+        break;
+      }
+      p += 32;
+    }
+    if (p >= n) break;
+#endif
     unsigned char k = kClass.cls[static_cast<unsigned char>(buf[p])];
     if (k == 0) {
       ++p;
