@@ -2,7 +2,7 @@
 -- Flow points (s/t/f) go to flows, metadata (M) to processes/threads.
 
 CREATE TABLE events (
-  id INTEGER PRIMARY KEY,     -- ordered by (trace, thread, ts, longest first): a thread's events are contiguous
+  id INTEGER PRIMARY KEY,     -- 1.. in file order, continuing across traces
   trace_id INTEGER NOT NULL REFERENCES traces(id),
   thread_id INTEGER NOT NULL REFERENCES threads(id),
   pid,                        -- as in the file, normalised like threads.pid

@@ -453,15 +453,34 @@ class TraceCheck(object):
     # full event identity, args, promoted columns, args view
     def check_events_and_args(self):
         cols = table_columns(self.con, 'events')
-        prom = [c for c, _, _ in PROMOTED if c in cols]
+        prom = [spec for spec in PROMOTED if spec[0] in cols]
         for c, _, _ in PROMOTED:
             if c not in cols:
                 self.rep.add('args', 'events has no column %s' % c)
-        sel = 'SELECT id, pid, tid, ts, dur, name, ph, cat, args%s FROM events WHERE trace_id = ?' % (
-            ''.join(', ' + c for c in prom))
+        # Two storage layouts are understood: events.args (a JSON object per event), or
+        # events.arg_shape_id + events.arg_values (a JSON array of values) with the keys of each
+        # shape in arg_keys(shape_id, idx, key). The object is rebuilt here, not read from a view.
+        if 'args' in cols:
+            self.arg_layout = 'object'
+            argsel = 'args, NULL'
+        elif 'arg_values' in cols and 'arg_shape_id' in cols:
+            self.arg_layout = 'shape'
+            argsel = 'arg_values, arg_shape_id'
+            self.shape_keys = collections.defaultdict(list)
+            for sid, idx, key in self.con.execute(
+                    'SELECT shape_id, idx, key FROM arg_keys ORDER BY shape_id, idx'):
+                self.shape_keys[sid].append((idx, key))
+        else:
+            self.rep.add('args', 'events has neither an args column nor arg_shape_id/arg_values')
+            self.arg_layout = None
+            argsel = 'NULL, NULL'
+        sel = 'SELECT id, pid, tid, ts, dur, name, ph, cat, %s%s FROM events WHERE trace_id = ?' % (
+            argsel, ''.join(', ' + spec[0] for spec in prom))
         db_by_key = collections.defaultdict(list)
         self.db_events = {}
         for r in self.con.execute(sel, (self.tid,)):
+            # r becomes (id, pid, tid, ts, dur, name, ph, cat, args-text, promoted...)
+            r = r[:8] + (r[8:10],) + r[10:]
             key = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
             db_by_key[key].append(r)
             self.db_events[r[0]] = r
@@ -500,24 +519,21 @@ class TraceCheck(object):
                 continue  # already reported by the event identity check
             pool = []
             for r in dbl:
-                txt = r[8]
-                try:
-                    val = None if txt is None else parse_db_json(txt)
-                except ValueError as ex:
+                val, err = self._db_args(r)
+                if err:
                     bad_json += 1
-                    self.rep.add('args', 'event id %d: args is not valid JSON (%s): %s'
-                                 % (r[0], ex, short(txt)))
-                    val = None
+                    self.rep.add('args', 'event id %d: %s' % (r[0], err))
                 pool.append((r, val))
             for e in mine:
                 checked += 1
                 want = e.args if isinstance(e.args, dict) and e.args else None
                 if e.args is not None and not isinstance(e.args, dict):
                     self.tr.notes.append('args of %s is not an object' % e.describe())
+                wkeys = list(want.keys()) if want else []
                 found = None
                 for i, (r, val) in enumerate(pool):
-                    got = val if (isinstance(val, dict) and val) else (None if val in (None, {}) else val)
-                    if canon(got) == canon(want) and self._promoted_ok(e, r, prom) is None:
+                    if canon(val) == canon(want) and self._promoted_ok(e, r, prom) is None \
+                            and (list(val.keys()) if val else []) == wkeys:
                         found = i
                         break
                 if found is not None:
@@ -527,16 +543,54 @@ class TraceCheck(object):
                 r, val = pool[0] if pool else (None, None)
                 if r is None:
                     continue
-                got = val if (isinstance(val, dict) and val) else (None if val in (None, {}) else val)
+                got = val
                 if canon(got) != canon(want):
                     self.rep.add('args', '%s (db id %d): %s' % (
                         e.describe(), r[0], self._args_diff(want, got)))
+                elif (list(got.keys()) if got else []) != wkeys:
+                    self.rep.add('args', '%s (db id %d): key order %s, file order %s' % (
+                        e.describe(), r[0], short(repr(list(got.keys()))), short(repr(wkeys))))
                 else:
                     self.rep.add('args', '%s (db id %d): promoted column %s' % (
                         e.describe(), r[0], self._promoted_ok(e, r, prom)))
                 pool.pop(0)
         self.stats['args_checked'] = checked
         self.check_args_view(mine_by_key, db_by_key)
+
+    def _db_args(self, r):
+        """(args as an ordered dict or None, error text or None) of db events row r."""
+        txt, shape = r[8]
+        if txt is None and shape is None:
+            return None, None
+        if self.arg_layout == 'object':
+            try:
+                val = parse_db_json(txt)   # dicts keep the key order of the text
+            except (ValueError, TypeError) as ex:
+                return None, 'args is not valid JSON (%s): %s' % (ex, short(txt))
+            if not isinstance(val, dict):
+                return None, 'args is not a JSON object: %s' % short(txt)
+            return (val or None), None
+        if self.arg_layout == 'shape':
+            if txt is None or shape is None:
+                return None, 'arg_shape_id %r with arg_values %s' % (shape, short(repr(txt)))
+            try:
+                arr = json.loads(txt, parse_float=Decimal)
+            except (ValueError, TypeError) as ex:
+                return None, 'arg_values is not valid JSON (%s): %s' % (ex, short(txt))
+            keys = self.shape_keys.get(shape)
+            if keys is None:
+                return None, 'arg_shape_id %r has no arg_keys rows' % (shape,)
+            if not isinstance(arr, list) or len(arr) != len(keys) or \
+                    [i for i, _ in keys] != list(range(len(keys))):
+                return None, 'arg_values %s does not fit shape %r (%d keys)' % (
+                    short(txt, 60), shape, len(keys))
+            val = collections.OrderedDict()
+            for (_, k), v in zip(keys, arr):
+                if k in val:
+                    return None, 'shape %r repeats key %r' % (shape, k)
+                val[k] = v
+            return (val or None), None
+        return None, None
 
     @staticmethod
     def _args_diff(want, got):
@@ -556,11 +610,14 @@ class TraceCheck(object):
 
     @staticmethod
     def _promoted_ok(e, r, prom):
-        """None when every promoted column of db row r fits the file event, else a description."""
+        """None when every promoted column of db row r fits the file event, else a description.
+        prom is the list of PROMOTED specs whose column the events table has."""
         args = e.args if isinstance(e.args, dict) else {}
-        for j, col in enumerate(prom):
-            spec = next(s for s in PROMOTED if s[0] == col)
+        for j, spec in enumerate(prom):
+            col = spec[0]
             got = r[9 + j]
+            if got is None and not any(k in args for k in spec[1]) and not any(k in args for k in spec[2]):
+                continue
             raw = None
             present = False
             for k in spec[1]:
@@ -607,9 +664,23 @@ class TraceCheck(object):
                 seen_kinds |= kinds
         step = max(1, len(uniq) // ARGS_VIEW_SAMPLE)
         chosen = list(dict.fromkeys(special + uniq[::step]))
+        has_event_args = self.con.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'event_args'").fetchone() is not None
         for k in chosen:
             e = mine_by_key[k][0]
             eid = db_by_key[k][0][0]
+            if has_event_args:
+                row = self.con.execute('SELECT args FROM event_args WHERE event_id = ?', (eid,)).fetchone()
+                try:
+                    obj = parse_db_json(row[0]) if row and row[0] is not None else None
+                except ValueError:
+                    obj = 'invalid JSON: %s' % short(row[0])
+                if canon(obj) != canon(e.args) or \
+                        (isinstance(obj, dict) and list(obj.keys()) != list(e.args.keys())):
+                    self.rep.add('args', 'event_args view for db id %d (%s): %s' % (
+                        eid, e.describe(), self._args_diff(e.args, obj) if isinstance(obj, dict)
+                        else short(repr(obj))) + ('' if canon(obj) != canon(e.args) else
+                                                  ' (key order differs from the file)'))
             rows = db_rows(self.con, 'SELECT key, value, value_type FROM args WHERE event_id = ?', (eid,))
             got_keys = [r[0] for r in rows]
             if sorted(got_keys) != sorted(e.args.keys()):
@@ -1098,14 +1169,19 @@ def print_summary(tr):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('db')
-    ap.add_argument('traces', nargs='*')
+    ap = argparse.ArgumentParser(
+        description='Check a tracesql database against the trace files it was imported from.',
+        epilog='Exit status: 0 all checks pass, 1 mismatches (listed on stdout), 2 usage error.')
+    ap.add_argument('db', help='the tracesql database (or, with --summary, a TRACE)')
+    ap.add_argument('traces', nargs='*', metavar='TRACE',
+                    help='trace files, in the order they were imported (trace_id 1..n)')
     ap.add_argument('--invariants', action='store_true',
-                    help='run tests/invariants/*.sql and PRAGMA integrity_check on DB first')
-    ap.add_argument('--invariants-dir', default=default_invariants_dir())
-    ap.add_argument('--first-trace-id', type=int, default=1,
-                    help='trace_id of the first TRACE (default 1)')
+                    help='also run tests/invariants/*.sql, PRAGMA integrity_check and '
+                         'foreign_key_check on DB (before the TRACE checks)')
+    ap.add_argument('--invariants-dir', default=default_invariants_dir(), metavar='DIR')
+    ap.add_argument('--by-path', action='store_true',
+                    help="find each TRACE's trace_id by the basename of traces.path instead of "
+                         'assuming the DB holds exactly these TRACEs as ids 1..n')
     ap.add_argument('-v', '--verbose', action='store_true', help='print notes about the files too')
     ap.add_argument('--summary', action='store_true',
                     help='no database: treat every argument as a TRACE and print what the checker '
@@ -1121,12 +1197,15 @@ def main(argv):
     if not opts.traces and not opts.invariants:
         ap.error('give TRACE files, --invariants, or both')
 
-    failed = 0
+    problems = 0          # mismatches and violated invariants, all together
+    failed_traces = 0
+    inv_failed = False
     if opts.invariants:
         inv = run_invariants(opts.db, opts.invariants_dir)
         if inv:
-            failed += 1
-            print('invariants: FAIL (%d)' % len(inv))
+            inv_failed = True
+            problems += len(inv)
+            print('invariants: FAIL %d violated' % len(inv))
             for line in inv:
                 print('  ' + line)
         else:
@@ -1135,29 +1214,51 @@ def main(argv):
 
     if opts.traces:
         con = sqlite3.connect('file:%s?mode=ro' % opts.db, uri=True)
-        ids = [r[0] for r in con.execute('SELECT id FROM traces ORDER BY id')]
-        want_ids = list(range(opts.first_trace_id, opts.first_trace_id + len(opts.traces)))
-        if opts.first_trace_id == 1 and ids != want_ids:
-            print('traces: db has trace ids %s, expected %s' % (short(repr(ids)), short(repr(want_ids))))
-            failed += 1
-        for i, path in enumerate(opts.traces):
-            tid = want_ids[i]
-            rep = Report()
+        paths = dict(con.execute('SELECT id, path FROM traces ORDER BY id').fetchall())
+        if opts.by_path:
+            by_name = collections.defaultdict(list)
+            for i, pth in paths.items():
+                by_name[os.path.basename(str(pth))].append(i)
+            want_ids = []
+            for path in opts.traces:
+                cands = by_name.get(os.path.basename(path), [])
+                want_ids.append(cands[0] if len(cands) == 1 else None)
+        else:
+            want_ids = list(range(1, len(opts.traces) + 1))
+            if sorted(paths) != want_ids:
+                print('traces: db has trace ids %s, expected %s (one per TRACE, in order)'
+                      % (short(repr(sorted(paths))), short(repr(want_ids))))
+                problems += 1
+        for path, tid in zip(opts.traces, want_ids):
+            name = os.path.basename(path)
+            if tid is None:
+                print('trace ? %s: FAIL no single traces row whose path ends in %s' % (name, name))
+                failed_traces += 1
+                problems += 1
+                continue
+            if tid not in paths or os.path.basename(str(paths[tid])) != name:
+                print("trace %d %s: FAIL the db's trace %d is %r (wrong TRACE order?); not compared"
+                      % (tid, name, tid, paths.get(tid)))
+                failed_traces += 1
+                problems += 1
+                continue
             try:
                 tr = Trace(path)
             except (OSError, ValueError) as ex:
-                print('trace %d %s: ERROR reading the file: %s' % (tid, path, ex))
-                failed += 1
+                print('trace %d %s: ERROR reading the file: %s' % (tid, name, ex))
+                failed_traces += 1
+                problems += 1
                 continue
+            rep = Report()
             chk = TraceCheck(con, tid, tr, rep)
             try:
                 chk.run()
             except sqlite3.Error as ex:
                 rep.add('database', 'query failed: %s' % ex)
             stats = ' '.join('%s=%s' % kv for kv in chk.stats.items())
-            name = os.path.basename(path)
             if rep.total():
-                failed += 1
+                failed_traces += 1
+                problems += rep.total()
                 print('trace %d %s: FAIL %d mismatch(es) [%s]  %s' % (
                     tid, name, rep.total(),
                     ', '.join('%s %d' % kv for kv in rep.counts.items()), stats))
@@ -1169,9 +1270,9 @@ def main(argv):
                 for n in tr.notes:
                     print('  note: %s' % n)
         con.close()
-    if failed:
-        print('verify_import: FAILED (%d of %d checked item(s))' % (
-            failed, len(opts.traces) + (1 if opts.invariants else 0)))
+    if problems:
+        print('verify_import: FAILED: %d problem(s); %d of %d trace(s) failed%s' % (
+            problems, failed_traces, len(opts.traces), '; invariants violated' if inv_failed else ''))
         return 1
     return 0
 
