@@ -76,8 +76,9 @@ class Db {
 void CreateSchema(Db& db);
 // Creates the indexes (sql/indexes/*.sql); run after bulk loading.
 void CreateIndexes(Db& db);
-// Creates the views (sql/views/*.sql).
-void CreateViews(Db& db);
+// Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
+// built as tables from the same SQL (with their "-- @index" indexes) instead.
+void CreateViews(Db& db, bool materialize = true);
 // Checks application_id and user_version of an existing database; throws when it is not a tracesql
 // database or was written by a newer version.
 void CheckDatabase(Db& db, const std::string& path);

@@ -14,6 +14,7 @@ struct ImportOptions {
   bool strict = false;    // a truncated trace is an error instead of a warning
   bool progress = false;  // draw a progress bar on stderr
   bool timings = false;   // print per-stage timings on stderr
+  bool materialize = true;  // build the heavy analysis views as tables at import
   // Receives warnings (one line each, no trailing newline). Defaults to stderr.
   std::function<void(const std::string&)> warn;
 };

@@ -23,7 +23,13 @@ CREATE TABLE events (
   python_parent_id INTEGER,   -- args 'Python parent id'
   device INTEGER,             -- args 'device' (GPU ops; ROCm uses the HSA agent index)
   stream INTEGER,             -- args 'stream' when it is an integer
-  arg_shape_id INTEGER,       -- which keys the args have, in order (arg_keys.shape_id); NULL when no args
+  cpu_op_id INTEGER,          -- innermost CPU op (cat cpu_op / legacy Operator) enclosing this event on its
+                              -- thread, the event itself if it is one; NULL when none
+  top_cpu_op_id INTEGER,      -- outermost such CPU op (the op the user called); NULL when none
+  step INTEGER,               -- N of the ProfilerStep#N annotation whose interval contains ts (host events,
+                              -- any thread of the trace); GPU ops inherit their launch's step via correlation
+  arg_shape_id INTEGER,       -- which keys the args have, in order (arg_keys.shape_id); NULL when the event
+                              -- has no args object ({} is a shape with no keys)
   arg_values TEXT             -- the arg values as a minified JSON array, in key order (numbers keep their
                               -- exact text; an integer beyond int64 is a JSON string of its digits).
                               -- Read args through the args or event_args views.

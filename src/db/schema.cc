@@ -27,7 +27,29 @@ void CreateSchema(Db& db) {
 
 void CreateIndexes(Db& db) { ExecAll(db, "sql/indexes/"); }
 
-void CreateViews(Db& db) { ExecAll(db, "sql/views/"); }
+void CreateViews(Db& db, bool materialize) {
+  // A view file marked "-- @materialize" becomes a table built from the same SELECT, plus the indexes
+  // listed in its "-- @index ..." lines; otherwise it is created as written (a plain view).
+  for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
+    std::string text(f.text);
+    if (!materialize || text.find("\n-- @materialize") == std::string::npos) {
+      db.Exec(text, f.path);
+      continue;
+    }
+    size_t at = text.find("CREATE VIEW ");
+    if (at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
+    text.replace(at, 12, "CREATE TABLE ");
+    db.Exec(text, f.path);
+    size_t pos = 0;
+    const std::string marker = "\n-- @index ";
+    while ((pos = text.find(marker, pos)) != std::string::npos) {
+      size_t start = pos + marker.size();
+      size_t end = text.find('\n', start);
+      db.Exec(text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
+      pos = start;
+    }
+  }
+}
 
 void CheckDatabase(Db& db, const std::string& path) {
   int64_t app = db.QueryInt("PRAGMA application_id");

@@ -327,7 +327,63 @@ void TraceBuilder::Finish() {
     t.open_begins.clear();
   }
   ComputeNesting();
+  AssignSteps();
   BindFlows();
+}
+
+bool TraceBuilder::IsCpuOp(const EventRec& e) const {
+  if (e.cat == 0) return false;
+  std::string_view cat = strings_.Get(e.cat);
+  return cat == "cpu_op" || cat == "Operator";
+}
+
+void TraceBuilder::AssignSteps() {
+  // ProfilerStep#N annotations on host threads, by start time.
+  struct Step {
+    int64_t ts, end, n;
+  };
+  std::vector<Step> steps;
+  size_t n = events_.size();
+  step_.assign(n, kNullTs);
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  auto cls = [&](const EventRec& e) { return e.cat == 0 ? kClassOther : ClassifyCat(strings_.Get(e.cat)); };
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (e.ts == kNullTs || e.dur == kNullTs || e.dur < 0 || cls(e) != kClassCpu) continue;
+    std::string_view name = strings_.Get(e.name);
+    if (name.substr(0, kPrefix.size()) != kPrefix) continue;
+    std::string_view num = name.substr(kPrefix.size());
+    int64_t v = 0;
+    bool ok = !num.empty() && num.size() < 18;
+    for (char ch : num) ok = ok && ch >= '0' && ch <= '9', v = v * 10 + (ch - '0');
+    if (ok) steps.push_back({e.ts, e.ts + e.dur, v});
+  }
+  if (steps.empty()) return;
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
+  auto step_at = [&](int64_t t) -> int64_t {
+    auto it = std::upper_bound(steps.begin(), steps.end(), t, [](int64_t v, const Step& s) { return v < s.ts; });
+    if (it == steps.begin()) return kNullTs;
+    --it;
+    return t < it->end ? it->n : kNullTs;
+  };
+  // Host events: the step whose interval contains their start. Launch calls are remembered by
+  // correlation so that GPU ops inherit the step of their launch.
+  std::unordered_map<int64_t, int64_t> launch_step;
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (e.ts == kNullTs || cls(e) == kClassGpu) continue;
+    step_[i] = step_at(e.ts);
+    int64_t corr = PromotedValue(e, kCorrelation);
+    if (corr != kNullTs && step_[i] != kNullTs) launch_step.emplace(corr, step_[i]);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (cls(e) != kClassGpu) continue;
+    int64_t corr = PromotedValue(e, kCorrelation);
+    if (corr == kNullTs) continue;
+    auto it = launch_step.find(corr);
+    if (it != launch_step.end()) step_[i] = it->second;
+  }
 }
 
 void TraceBuilder::ComputeNesting() {
@@ -335,6 +391,8 @@ void TraceBuilder::ComputeNesting() {
   parent_.assign(n, 0);
   depth_.assign(n, -1);
   stack_.assign(n, 0);
+  op_.assign(n, 0);
+  top_op_.assign(n, 0);
   // Bucket slices and other timed events by thread.
   std::vector<uint32_t> slice_count(threads_.size() + 1, 0);
   for (uint32_t i = 0; i < n; ++i) {
@@ -379,10 +437,16 @@ void TraceBuilder::ComputeNesting() {
       }
       if (overlapped) ++overlaps;
       uint32_t parent_stack = 0;
+      uint32_t parent_op = 0, parent_top = 0;
       if (!stack.empty()) {
         parent_[cur] = stack.back() + 1;
         parent_stack = stack_[stack.back()];
+        parent_op = op_[stack.back()];
+        parent_top = top_op_[stack.back()];
       }
+      bool is_op = IsCpuOp(c);
+      op_[cur] = is_op ? cur + 1 : parent_op;
+      top_op_[cur] = parent_top ? parent_top : (is_op ? cur + 1 : 0);
       depth_[cur] = static_cast<int32_t>(stack.size());
       stack_[cur] = stacks_.Intern(parent_stack, c.name, c.cat, depth_[cur]);
       stack.push_back(cur);
@@ -399,6 +463,8 @@ void TraceBuilder::ComputeNesting() {
       parent_[i] = static_cast<uint32_t>(p) + 1;
       parent_stack = stack_[p];
       depth_[i] = depth_[p] + 1;
+      op_[i] = op_[p];
+      top_op_[i] = top_op_[p];
     } else {
       depth_[i] = 0;
     }
@@ -657,7 +723,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     Stmt s = db.Prepare(
         "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
         " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
-        " arg_shape_id, arg_values) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     std::string merged;
     for (size_t i = 0; i < events_.size(); ++i) {
       const EventRec& e = events_[i];
@@ -700,15 +767,18 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
           shape = shapes_.Concat(shape, end_args_[end_k].shape);
           ++end_k;
         }
-        s.BindInt(22, shape);
-        s.BindTextCopy(23, merged);
+        s.BindInt(25, shape);
+        s.BindTextCopy(26, merged);
       } else if (e.args_len) {
-        s.BindInt(22, e.shape);
-        s.BindText(23, args);
+        s.BindInt(25, e.shape);
+        s.BindText(26, args);
       } else {
-        s.BindNull(22);
-        s.BindNull(23);
+        s.BindNull(25);
+        s.BindNull(26);
       }
+      if (op_[i]) s.BindInt(22, event_base + op_[i]); else s.BindNull(22);
+      if (top_op_[i]) s.BindInt(23, event_base + top_op_[i]); else s.BindNull(23);
+      if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
       s.Step();
       s.Reset();
     }

@@ -206,6 +206,8 @@ class TraceBuilder {
   uint64_t Spill(std::string_view text);
   void HandleMetadata(RawEvent& e);
   void ComputeNesting();
+  void AssignSteps();
+  bool IsCpuOp(const EventRec& e) const;
   void BindFlows();
   int64_t Enclosing(uint32_t thread, int64_t t, const IdValue* correlation) const;
   int64_t NextSlice(uint32_t thread, int64_t t) const;
@@ -239,6 +241,9 @@ class TraceBuilder {
   std::vector<uint32_t> parent_;  // event index + 1, 0 = none
   std::vector<int32_t> depth_;    // -1 = NULL
   std::vector<uint32_t> stack_;   // stack id, 0 = NULL
+  std::vector<uint32_t> op_;      // innermost cpu op ancestor-or-self, index + 1 (0 = none)
+  std::vector<uint32_t> top_op_;  // outermost cpu op ancestor-or-self, index + 1 (0 = none)
+  std::vector<int64_t> step_;     // ProfilerStep number, kNullTs = NULL
   std::vector<uint32_t> sorted_;  // slice indices sorted per thread by (ts, -dur, index)
   std::vector<std::pair<uint32_t, uint32_t>> thread_slices_;  // [begin, end) in sorted_
   struct FlowRow {

@@ -599,7 +599,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     CreateIndexes(db);
     summary.stages.index = Since(tx);
     auto tv = Clock::now();
-    CreateViews(db);
+    CreateViews(db, options.materialize);
     {
       Stmt s = db.Prepare("INSERT INTO tracesql_meta (key, value) VALUES (?, ?)");
       auto put = [&](const char* k, const std::string& v) {

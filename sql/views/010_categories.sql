@@ -1,0 +1,59 @@
+-- Category views: one name per kind of event, whatever generation of the format wrote it.
+-- Legacy 2020-22 categories are folded in here; events.cat keeps what the file said.
+
+-- CPU operators: ATen ops, autograd nodes, record_param_comms, Triton launches (cpu_op; 2020-21 Operator).
+CREATE VIEW cpu_ops AS
+SELECT * FROM events WHERE cat IN ('cpu_op', 'Operator');
+
+-- Host runtime calls: CUDA runtime and driver (cudaLaunchKernel, cuLaunchKernelEx, ...), HIP calls on ROCm
+-- (which Kineto writes as cuda_runtime), 2020-22 Runtime, and MTIA's mtia_runtime.
+CREATE VIEW runtime_calls AS
+SELECT * FROM events WHERE cat IN ('cuda_runtime', 'cuda_driver', 'Runtime', 'mtia_runtime');
+
+-- GPU kernels (kernel; 2020-22 Kernel).
+CREATE VIEW kernels AS
+SELECT * FROM events WHERE cat IN ('kernel', 'Kernel');
+
+-- Everything a GPU executes: kernels, memcpys and memsets, with kind = 'kernel' | 'memcpy' | 'memset'.
+-- device falls back to the pid of the GPU track when the args lack it.
+CREATE VIEW gpu_ops AS
+SELECT
+  e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ph, e.cat, e.name, e.ts, e.dur,
+  e.ts + e.dur AS end_ts,     -- end of the op (ns)
+  CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
+       WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy'
+       ELSE 'memset' END AS kind,
+  coalesce(e.device, CASE WHEN typeof(e.pid) = 'integer' THEN e.pid END) AS device,
+  coalesce(e.stream, CASE WHEN typeof(e.tid) = 'integer' THEN e.tid END) AS stream,
+  e.correlation, e.external_id, e.step, e.arg_shape_id, e.arg_values
+FROM events AS e
+WHERE e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset');
+
+-- User annotations: record_function ranges on the host (user_annotation) and their GPU-side projections
+-- (gpu_user_annotation, widened by 1 ns on each side by Kineto). side = 'cpu' | 'gpu'.
+CREATE VIEW annotations AS
+SELECT e.*, CASE WHEN e.cat = 'gpu_user_annotation' THEN 'gpu' ELSE 'cpu' END AS side
+FROM events AS e WHERE e.cat IN ('user_annotation', 'gpu_user_annotation');
+
+-- Python frames recorded with with_stack (python_function), with their ids as columns.
+CREATE VIEW python_frames AS
+SELECT
+  e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.name, e.ts, e.dur, e.depth, e.parent_id, e.stack_id,
+  e.python_id,                -- args 'Python id'
+  e.python_parent_id,         -- args 'Python parent id' (NULL at the root frame)
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k
+    WHERE k.shape_id = e.arg_shape_id AND k.key = 'Python module id') AS module_id  -- nn.Module frames only
+FROM events AS e WHERE e.cat = 'python_function';
+
+-- Allocator events ([memory] instants, cat cpu_instant_event or, in 2021 traces, no cat).
+-- bytes is negative for frees. device_type 0 = CPU, 1 = CUDA (6 seen on ROCm); device_id -1 = CPU.
+CREATE VIEW memory_events AS
+SELECT
+  e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ts, e.parent_id, e.cpu_op_id, e.step,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Bytes') AS bytes,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Addr') AS addr,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Total Allocated') AS total_allocated,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Total Reserved') AS total_reserved,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Device Type') AS device_type,
+  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Device Id') AS device_id
+FROM events AS e WHERE e.name = '[memory]' AND e.ph IN ('i', 'I');

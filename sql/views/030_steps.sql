@@ -1,0 +1,21 @@
+-- steps: one row per ProfilerStep#N annotation on the host, with the GPU extent of the ops launched
+-- inside it (first GPU start, last GPU end; NULL when it launched nothing).
+-- @materialize
+CREATE VIEW steps AS
+SELECT
+  e.trace_id,
+  e.step,                             -- N
+  e.id AS event_id,                   -- the annotation (events.id)
+  e.thread_id,
+  e.ts,                               -- CPU start (ns)
+  e.dur,                              -- CPU duration (ns)
+  e.ts + e.dur AS end_ts,             -- CPU end (ns)
+  g.gpu_ts,                           -- first start of a GPU op launched in the step
+  g.gpu_end_ts,                       -- last end of a GPU op launched in the step
+  g.gpu_ops                           -- number of GPU ops launched in the step
+FROM events AS e
+LEFT JOIN (
+  SELECT trace_id, step, min(gpu_ts) AS gpu_ts, max(gpu_ts + gpu_dur) AS gpu_end_ts, count(*) AS gpu_ops
+  FROM op_kernels WHERE step IS NOT NULL GROUP BY trace_id, step
+) AS g ON g.trace_id = e.trace_id AND g.step = e.step
+WHERE e.name LIKE 'ProfilerStep#%' AND e.cat IN ('user_annotation', 'Operator') AND e.step IS NOT NULL;

@@ -1,0 +1,55 @@
+-- idle_gaps: when a GPU did nothing, and why. One row per maximal interval on a device, inside
+-- [first GPU op start, last GPU op end], in which no GPU op (kernel, memcpy, memset; all streams of the
+-- device) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th
+-- op start (in start order) bound a gap when end < start (nsys's gpu_gaps rule).
+--   cause = 'host'    the next op's launch call started after the gap began: the CPU was late
+--           'device'  it was already issued: queued behind a dependency, or launch latency
+--           'unknown' the next op has no linked launch
+--   host_event_id = innermost CPU op running on the launching thread when the gap began.
+-- @materialize
+CREATE VIEW idle_gaps AS
+WITH ops AS (
+  SELECT trace_id, device, id, ts, ts + dur AS end_ts FROM gpu_ops WHERE ts IS NOT NULL AND dur IS NOT NULL
+),
+starts AS (
+  SELECT trace_id, device, id, ts,
+         row_number() OVER (PARTITION BY trace_id, device ORDER BY ts, id) AS rn
+  FROM ops
+),
+ends AS (
+  SELECT trace_id, device, id, end_ts,
+         row_number() OVER (PARTITION BY trace_id, device ORDER BY end_ts, id) AS rn
+  FROM ops
+),
+gaps AS (
+  SELECT e.trace_id, e.device, e.end_ts AS ts, s.ts AS end_ts, e.id AS prev_event_id, s.id AS next_event_id
+  FROM ends AS e
+  JOIN starts AS s ON s.trace_id = e.trace_id AND s.device IS e.device AND s.rn = e.rn + 1
+  WHERE s.ts > e.end_ts
+)
+SELECT
+  gp.trace_id,
+  gp.device,
+  gp.ts,                              -- gap start: end of the op before (ns)
+  gp.end_ts - gp.ts AS dur,           -- gap length (ns)
+  gp.end_ts,                          -- gap end: start of the op after (ns)
+  gp.prev_event_id,                   -- GPU op whose end opens the gap
+  gp.next_event_id,                   -- GPU op whose start closes the gap
+  ok.launch_event_id AS next_launch_event_id,
+  ok.launch_ts AS next_launch_ts,
+  CASE WHEN ok.launch_event_id IS NULL THEN 'unknown'
+       WHEN ok.launch_ts > gp.ts THEN 'host'
+       ELSE 'device' END AS cause,
+  (WITH RECURSIVE up(id, end_ts, parent_id, cpu_op_id) AS (
+     SELECT * FROM (
+       SELECT h.id, h.ts + coalesce(h.dur, 0), h.parent_id, h.cpu_op_id FROM events AS h
+       WHERE h.thread_id = ok.launch_thread_id AND h.ts <= gp.ts
+       ORDER BY h.ts DESC LIMIT 1)
+     UNION ALL
+     SELECT p.id, p.ts + p.dur, p.parent_id, p.cpu_op_id FROM events AS p JOIN up ON p.id = up.parent_id
+   )
+   SELECT x.cpu_op_id FROM up AS x JOIN events AS o ON o.id = x.cpu_op_id
+   WHERE x.end_ts > gp.ts AND o.ts + o.dur > gp.ts LIMIT 1) AS host_event_id
+FROM gaps AS gp
+LEFT JOIN op_kernels AS ok ON ok.gpu_event_id = gp.next_event_id;
+-- @index CREATE INDEX idle_gaps_device_ts ON idle_gaps(trace_id, device, ts);
