@@ -9,7 +9,9 @@
 -- @materialize
 CREATE VIEW idle_gaps AS
 WITH ops AS (
-  SELECT trace_id, device, id, ts, ts + dur AS end_ts FROM gpu_ops WHERE ts IS NOT NULL AND dur IS NOT NULL
+  -- op_kernels has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).
+  SELECT trace_id, device, gpu_event_id AS id, gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts
+  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur IS NOT NULL
 ),
 starts AS (
   SELECT trace_id, device, id, ts,
@@ -40,16 +42,26 @@ SELECT
   CASE WHEN ok.launch_event_id IS NULL THEN 'unknown'
        WHEN ok.launch_ts > gp.ts THEN 'host'
        ELSE 'device' END AS cause,
-  (WITH RECURSIVE up(id, end_ts, parent_id, cpu_op_id) AS (
-     SELECT * FROM (
-       SELECT h.id, h.ts + coalesce(h.dur, 0), h.parent_id, h.cpu_op_id FROM events AS h
-       WHERE h.thread_id = ok.launch_thread_id AND h.ts <= gp.ts
-       ORDER BY h.ts DESC LIMIT 1)
-     UNION ALL
-     SELECT p.id, p.ts + p.dur, p.parent_id, p.cpu_op_id FROM events AS p JOIN up ON p.id = up.parent_id
-   )
-   SELECT x.cpu_op_id FROM up AS x JOIN events AS o ON o.id = x.cpu_op_id
-   WHERE x.end_ts > gp.ts AND o.ts + o.dur > gp.ts LIMIT 1) AS host_event_id
+  -- The last event the launching thread started at or before the gap start (x): the innermost CPU
+  -- op containing the gap start is on x's chain of enclosing ops. Usually it is x's own innermost op;
+  -- when that one has already ended but the outermost has not, walk up the parents.
+  (SELECT CASE
+            WHEN o.ts + o.dur > gp.ts THEN o.id
+            WHEN t.ts + t.dur > gp.ts THEN (
+              WITH RECURSIVE up(id) AS (
+                SELECT o.parent_id
+                UNION ALL
+                SELECT p.parent_id FROM events AS p JOIN up ON p.id = up.id WHERE p.parent_id IS NOT NULL
+              )
+              SELECT c.id FROM up JOIN events AS c ON c.id = up.id
+              WHERE c.cat IN ('cpu_op', 'Operator') AND c.ts + c.dur > gp.ts LIMIT 1)
+          END
+   FROM events AS x
+   JOIN events AS o ON o.id = x.cpu_op_id
+   JOIN events AS t ON t.id = x.top_cpu_op_id
+   WHERE x.id = (SELECT h.id FROM events AS h
+                 WHERE h.thread_id = ok.launch_thread_id AND h.ts <= gp.ts
+                 ORDER BY h.ts DESC LIMIT 1)) AS host_event_id
 FROM gaps AS gp
 LEFT JOIN op_kernels AS ok ON ok.gpu_event_id = gp.next_event_id;
 -- @index CREATE INDEX idle_gaps_device_ts ON idle_gaps(trace_id, device, ts);

@@ -12,13 +12,12 @@
 CREATE VIEW stream_idle_gaps AS
 WITH k AS (
   SELECT
-    g.trace_id, g.device, g.stream, g.id, g.ts, g.ts + g.dur AS end_ts, ok.launch_ts,
-    lag(g.ts + g.dur) OVER w AS prev_end,
-    lag(g.id) OVER w AS prev_id
-  FROM gpu_ops AS g
-  LEFT JOIN op_kernels AS ok ON ok.gpu_event_id = g.id
-  WHERE g.ts IS NOT NULL AND g.dur IS NOT NULL
-  WINDOW w AS (PARTITION BY g.trace_id, g.device, g.stream ORDER BY g.ts, g.id)
+    trace_id, device, stream, gpu_event_id AS id, gpu_ts AS ts, launch_ts,
+    lag(gpu_ts + gpu_dur) OVER w AS prev_end,
+    lag(gpu_event_id) OVER w AS prev_id
+  FROM op_kernels                     -- one row per GPU op, with its launch
+  WHERE gpu_ts IS NOT NULL AND gpu_dur IS NOT NULL
+  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY gpu_ts, gpu_event_id)
 )
 SELECT
   trace_id, device, stream,

@@ -45,10 +45,10 @@ SELECT
   bw.dur AS bwd_dur,
   (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernels AS k
     WHERE k.launch_thread_id = fw.thread_id AND k.launch_ts >= fw.ts
-      AND k.launch_ts + k.launch_dur <= fw.ts + fw.dur) AS fwd_gpu_time,
+      AND k.launch_ts <= fw.ts + fw.dur AND k.launch_ts + k.launch_dur <= fw.ts + fw.dur) AS fwd_gpu_time,
   (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernels AS k
     WHERE k.launch_thread_id = bw.thread_id AND k.launch_ts >= bw.ts
-      AND k.launch_ts + k.launch_dur <= bw.ts + bw.dur) AS bwd_gpu_time,
+      AND k.launch_ts <= bw.ts + bw.dur AND k.launch_ts + k.launch_dur <= bw.ts + bw.dur) AS bwd_gpu_time,
   p.link                              -- 'flow' | 'seq'
 FROM pairs AS p
 JOIN events AS fw ON fw.id = p.fwd_id
