@@ -12,7 +12,7 @@ SELECT
   e.ts + e.dur AS end_ts,             -- CPU end (ns)
   g.gpu_ts,                           -- first start of a GPU op launched in the step
   g.gpu_end_ts,                       -- last end of a GPU op launched in the step
-  g.gpu_ops                           -- number of GPU ops launched in the step
+  coalesce(g.gpu_ops, 0) AS gpu_ops   -- number of GPU ops launched in the step
 FROM events AS e
 LEFT JOIN (
   SELECT trace_id, step, min(gpu_ts) AS gpu_ts, max(gpu_ts + gpu_dur) AS gpu_end_ts, count(*) AS gpu_ops

@@ -61,7 +61,7 @@ SELECT
    JOIN events AS t ON t.id = x.top_cpu_op_id
    WHERE x.id = (SELECT h.id FROM events AS h
                  WHERE h.thread_id = ok.launch_thread_id AND h.ts <= gp.ts
-                 ORDER BY h.ts DESC LIMIT 1)) AS host_event_id
+                 ORDER BY h.ts DESC, h.depth DESC, h.id DESC LIMIT 1)) AS host_event_id
 FROM gaps AS gp
 LEFT JOIN op_kernels AS ok ON ok.gpu_event_id = gp.next_event_id;
 -- @index CREATE INDEX idle_gaps_device_ts ON idle_gaps(trace_id, device, ts);
