@@ -36,7 +36,29 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
-std::string RunQueries(Db& db, const std::string& sql) {
+using Params = std::vector<std::pair<std::string, std::string>>;  // ":name" -> value text
+
+// Binds a parameter value: integers and reals as numbers, NULL as NULL, the rest as text.
+void BindParam(sqlite3_stmt* stmt, int idx, const std::string& v) {
+  char* end = nullptr;
+  if (v == "NULL" || v == "null") {
+    sqlite3_bind_null(stmt, idx);
+    return;
+  }
+  long long i = std::strtoll(v.c_str(), &end, 10);
+  if (!v.empty() && end && *end == '\0') {
+    sqlite3_bind_int64(stmt, idx, i);
+    return;
+  }
+  double d = std::strtod(v.c_str(), &end);
+  if (!v.empty() && end && *end == '\0') {
+    sqlite3_bind_double(stmt, idx, d);
+    return;
+  }
+  sqlite3_bind_text(stmt, idx, v.c_str(), -1, SQLITE_TRANSIENT);
+}
+
+std::string RunQueries(Db& db, const std::string& sql, const Params& params = {}) {
   std::string out;
   const char* tail = sql.c_str();
   bool first = true;
@@ -48,6 +70,13 @@ std::string RunQueries(Db& db, const std::string& sql) {
     }
     tail = next;
     if (!stmt) continue;
+    for (int i = 1; i <= sqlite3_bind_parameter_count(stmt); ++i) {
+      const char* pname = sqlite3_bind_parameter_name(stmt, i);
+      if (!pname) continue;
+      for (const auto& [k, v] : params) {
+        if (k == pname + 1 || k == pname) BindParam(stmt, i, v);
+      }
+    }
     if (sqlite3_column_count(stmt) > 0) {
       if (!first) out += "\n";
       first = false;
@@ -65,6 +94,108 @@ std::string RunQueries(Db& db, const std::string& sql) {
   return out;
 }
 
+// A bundled query file (queries/NAME.sql): its SQL and the defaults of its "-- param :name default"
+// header lines.
+struct BundledQuery {
+  std::string sql;
+  Params defaults;
+};
+
+fs::path RepoRoot() {
+#ifdef TRACESQL_SOURCE_DIR
+  return fs::path(TRACESQL_SOURCE_DIR);
+#else
+  return fs::current_path();
+#endif
+}
+
+BundledQuery LoadBundled(const std::string& name) {
+  fs::path p = RepoRoot() / "queries" / (name + ".sql");
+  if (!fs::exists(p)) Errorf("no bundled query {} ({})", name, p.string());
+  BundledQuery q;
+  q.sql = Slurp(p);
+  std::istringstream in(q.sql);
+  std::string line;
+  std::regex re("^--\\s*param\\s+:(\\w+)\\s+(\\S+)");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) q.defaults.emplace_back(m[1].str(), m[2].str());
+  }
+  return q;
+}
+
+// bundled.txt: one line per run, "NAME [key=value ...]"; each run's result sets are printed in order.
+std::string RunBundled(Db& db, const fs::path& file) {
+  std::string out;
+  std::istringstream in(Slurp(file));
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string name, kv;
+    words >> name;
+    BundledQuery q = LoadBundled(name);
+    Params params = q.defaults;
+    while (words >> kv) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) Errorf("bundled.txt: bad parameter '{}' (want key=value)", kv);
+      std::string key = kv.substr(0, eq);
+      if (!key.empty() && key[0] == ':') key = key.substr(1);
+      params.insert(params.begin(), {key, kv.substr(eq + 1)});  // overrides come first and win
+    }
+    // Only the first binding of a name is applied: drop later duplicates.
+    Params unique;
+    for (auto& p : params) {
+      bool seen = false;
+      for (auto& u : unique) seen = seen || u.first == p.first;
+      if (!seen) unique.push_back(p);
+    }
+    if (!first) out += "\n";
+    first = false;
+    out += "-- " + line + "\n";
+    out += RunQueries(db, q.sql, unique);
+  }
+  return out;
+}
+
+// Runs every bundled query with its defaults on each trace: no query may fail.
+int SmokeAll(const std::vector<std::string>& traces) {
+  int rc = 0;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(RepoRoot() / "queries")) {
+    if (e.path().extension() == ".sql") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (const auto& t : traces) {
+    char tmpl[] = "/tmp/tq_smoke_XXXXXX";
+    if (!mkdtemp(tmpl)) return 1;
+    fs::path db_path = fs::path(tmpl) / "t.db";
+    try {
+      ImportOptions opt;
+      opt.warn = [](const std::string&) {};
+      ImportTraces({t}, db_path.string(), opt);
+      Db db = Db::Open(db_path.string(), false);
+      for (const auto& n : names) {
+        BundledQuery q = LoadBundled(n);
+        try {
+          RunQueries(db, q.sql, q.defaults);
+        } catch (const Error& e) {
+          std::fprintf(stderr, "FAIL %s on %s: %s\n", n.c_str(), t.c_str(), e.what());
+          rc = 1;
+        }
+      }
+    } catch (const Error& e) {
+      std::fprintf(stderr, "FAIL import %s: %s\n", t.c_str(), e.what());
+      rc = 1;
+    }
+    std::error_code ec;
+    fs::remove_all(tmpl, ec);
+  }
+  if (rc == 0) std::printf("ok: %zu bundled queries on %zu traces\n", names.size(), traces.size());
+  return rc;
+}
+
 int TraceNumber(const fs::path& p) {
   std::smatch m;
   std::string name = p.filename().string();
@@ -78,6 +209,9 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: tq_golden CASE_DIR [--update]\n");
     return 2;
+  }
+  if (std::string(argv[1]) == "--smoke") {
+    return SmokeAll(std::vector<std::string>(argv + 2, argv + argc));
   }
   fs::path dir = argv[1];
   bool update = argc > 2 && std::string(argv[2]) == "--update";
@@ -113,7 +247,12 @@ int main(int argc, char** argv) {
       rc = 1;
     } else {
       Db db = Db::Open(db_path.string(), false);
-      std::string actual = RunQueries(db, Slurp(dir / "query.sql"));
+      std::string actual;
+      if (fs::exists(dir / "query.sql")) actual += RunQueries(db, Slurp(dir / "query.sql"));
+      if (fs::exists(dir / "bundled.txt")) {
+        if (!actual.empty()) actual += "\n";
+        actual += RunBundled(db, dir / "bundled.txt");
+      }
       fs::path exp_file = dir / "expected.csv";
       if (update) {
         std::ofstream(exp_file, std::ios::binary) << actual;
