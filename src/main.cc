@@ -1,112 +1,147 @@
-// tracesql command line: import traces, run SQL.
+// tracesql command line: import traces, run SQL, open the shell.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
-#include "tracesql/db.h"
+#include "tracesql/cli.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
 #include "tracesql/render.h"
+#include "tracesql/shell.h"
 
 namespace {
 
 using namespace tracesql;
 
-std::string ReadFileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Errorf("{}: cannot read SQL file", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+void AddOutputFlags(CLI::App* app, cli::OutputFlags& f) {
+  app->add_option("--format", f.format, "Output format: " + OutputModeList() + " (default: box on a terminal, csv otherwise)");
+  app->add_option("--null", f.null_text, "Text shown for NULL (default: empty)");
+  app->add_flag("--no-header", f.no_header, "Leave out the column names");
 }
 
-// Runs every statement of sql, rendering each result set. Returns the number of statements run.
-void RunSql(Db& db, const std::string& sql, const RenderOptions& ro, const std::string& label) {
-  const char* tail = sql.c_str();
-  bool first_output = true;
-  while (tail && *tail) {
-    sqlite3_stmt* stmt = nullptr;
-    const char* next = nullptr;
-    int rc = sqlite3_prepare_v2(db.get(), tail, -1, &stmt, &next);
-    if (rc != SQLITE_OK) Errorf("{}: {}", label, sqlite3_errmsg(db.get()));
-    tail = next;
-    if (!stmt) continue;  // whitespace or comment
-    std::string out;
-    try {
-      if (sqlite3_column_count(stmt) > 0 && !first_output && ro.mode != OutputMode::kJsonl) out += "\n";
-      if (sqlite3_column_count(stmt) > 0) first_output = false;
-      RenderStatement(stmt, ro, out);
-    } catch (const Error& e) {
-      sqlite3_finalize(stmt);
-      Errorf("{}: {}", label, e.what());
-    }
-    sqlite3_finalize(stmt);
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  }
+void AddDbFlags(CLI::App* app, cli::DbFlags& f) {
+  app->add_flag("--any-db", f.any_db, "Open any SQLite database, not only tracesql ones");
+  app->add_option("--queries-dir", f.queries_dirs,
+                  "Directory of user queries, searched before $TRACESQL_QUERIES and ~/.config/tracesql/queries")
+      ->allow_extra_args(false);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tracesql: ask SQL questions of PyTorch profiler (Kineto) traces", "tracesql"};
+  CLI::App app{"tracesql: ask SQL questions of PyTorch profiler (Kineto) traces.\n"
+               "  tracesql TRACE.json[.gz]   import next to the trace (or reuse that database), open the shell\n"
+               "  tracesql DB                open the shell on a database",
+               "tracesql"};
   app.set_version_flag("--version", std::string("tracesql ") + TRACESQL_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+
+  // tracesql TRACE | DB (no subcommand)
+  std::string open_file;
+  bool open_bail = false;
+  cli::OutputFlags open_out;
+  cli::DbFlags open_db;
+  app.add_option("file", open_file, "A trace (.json / .json.gz) or a database to open in the shell");
+  app.add_flag("--bail", open_bail, "Stop at the first error when reading statements from a pipe or file");
+  AddOutputFlags(&app, open_out);
+  AddDbFlags(&app, open_db);
 
   // import
   std::vector<std::string> traces;
   std::string out_path;
   ImportOptions iopt;
   bool quiet = false;
+  bool no_materialize = false;
   auto* imp = app.add_subcommand("import", "Import one or more traces (.json / .json.gz, one rank per file) into a database");
   imp->add_option("traces", traces, "Trace files")->required();
   imp->add_option("-o,--output", out_path, "Database to create")->required();
   imp->add_flag("--force", iopt.force, "Replace the database if it exists");
   imp->add_flag("--strict", iopt.strict, "Treat a truncated trace as an error");
   imp->add_flag("--timings", iopt.timings, "Print per-stage timings on stderr");
+  imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views (smaller, slower to query)");
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
 
+  // shell
+  std::string shell_db;
+  bool shell_bail = false;
+  cli::OutputFlags shell_out;
+  cli::DbFlags shell_dbf;
+  auto* sh = app.add_subcommand("shell", "Interactive SQL shell (reads statements from stdin when it is not a terminal)");
+  sh->add_option("db", shell_db, "Database")->required();
+  sh->add_flag("--bail", shell_bail, "Stop at the first error");
+  AddOutputFlags(sh, shell_out);
+  AddDbFlags(sh, shell_dbf);
+
   // query
-  std::string db_path, sql, sql_file, format = "box";
+  std::string db_path, sql, sql_file;
+  std::vector<std::string> params;
+  cli::OutputFlags query_out;
+  cli::DbFlags query_dbf;
   auto* qry = app.add_subcommand("query", "Run SQL against a database and print the results");
   qry->add_option("db", db_path, "Database")->required();
   qry->add_option("sql", sql, "SQL text (one or more statements)");
-  qry->add_option("-f,--file", sql_file, "Read SQL from a file");
-  qry->add_option("--format", format, "Output format: box, table, csv, tsv, json, jsonl, markdown, line");
+  qry->add_option("-f,--file", sql_file, "Read SQL from a file ('-' for stdin)");
+  qry->add_option("-p,--param", params, "Bind :key to value (numbers as numbers, the rest as text)")
+      ->allow_extra_args(false);
+  AddOutputFlags(qry, query_out);
+  AddDbFlags(qry, query_dbf);
+
+  // run
+  std::string run_db, run_name;
+  std::vector<std::string> run_params;
+  cli::OutputFlags run_out;
+  cli::DbFlags run_dbf;
+  auto* run = app.add_subcommand("run", "Run a bundled or user query by name");
+  run->add_option("db", run_db, "Database")->required();
+  run->add_option("name", run_name, "Query name (see `tracesql queries`) or a .sql file")->required();
+  run->add_option("-p,--param", run_params, "Bind :key to value (numbers as numbers, the rest as text)")
+      ->allow_extra_args(false);
+  AddOutputFlags(run, run_out);
+  AddDbFlags(run, run_dbf);
+
+  // queries
+  std::string show;
+  cli::OutputFlags list_out;
+  cli::DbFlags list_dbf;
+  auto* lst = app.add_subcommand("queries", "List bundled and user queries, or print one");
+  lst->add_option("--show", show, "Print the SQL of this query");
+  AddOutputFlags(lst, list_out);
+  AddDbFlags(lst, list_dbf);
 
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (imp->parsed()) {
       iopt.progress = !quiet && isatty(fileno(stderr));
+      iopt.materialize = !no_materialize;
       ImportSummary s = ImportTraces(traces, out_path, iopt);
-      if (!quiet) {
-        double mb = static_cast<double>(s.json_bytes) / 1e6;
-        std::fprintf(stderr, "imported %lld trace%s: %lld events, %lld flows in %.2f s (%.1f MB/s of JSON) -> %s\n",
-                     static_cast<long long>(s.traces), s.traces == 1 ? "" : "s", static_cast<long long>(s.events),
-                     static_cast<long long>(s.flows), s.seconds, s.seconds > 0 ? mb / s.seconds : 0.0, out_path.c_str());
-      }
+      if (!quiet) cli::PrintImportSummary(s, out_path);
       if (iopt.timings) {
         std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s\n",
                      s.stages.read_split, s.stages.parse, s.stages.build, s.stages.insert, s.stages.index, s.stages.views);
       }
       return 0;
     }
-    if (qry->parsed()) {
-      auto mode = ParseOutputMode(format);
-      if (!mode) Errorf("unknown --format '{}' (use box, table, csv, tsv, json, jsonl, markdown, line)", format);
-      if (sql.empty() == sql_file.empty()) Errorf("give either SQL text or -f FILE");
-      if (access(db_path.c_str(), F_OK) != 0) Errorf("{}: no such database", db_path);
-      Db db = Db::Open(db_path, false);
-      CheckDatabase(db, db_path);
-      RenderOptions ro;
-      ro.mode = *mode;
-      std::string text = sql_file.empty() ? sql : ReadFileText(sql_file);
-      RunSql(db, text, ro, sql_file.empty() ? db_path : sql_file);
-      return 0;
+    if (sh->parsed()) {
+      ShellOptions so;
+      so.db_path = shell_db;
+      so.bail = shell_bail;
+      so.any_db = shell_dbf.any_db;
+      so.queries_dirs = shell_dbf.queries_dirs;
+      so.null_text = shell_out.null_text;
+      so.header = !shell_out.no_header;
+      if (!shell_out.format.empty()) so.mode = cli::ResolveOutput(shell_out).mode;
+      return RunShell(so);
     }
+    if (qry->parsed()) return cli::Query(db_path, sql, sql_file, params, query_out, query_dbf);
+    if (run->parsed()) return cli::Run(run_db, run_name, run_params, run_out, run_dbf);
+    if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
+    if (open_file.empty()) {
+      std::fputs(app.help().c_str(), stderr);
+      return 1;
+    }
+    return cli::Open(open_file, open_bail, open_out, open_db);
   } catch (const Error& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "tracesql: error: %s\n", e.what());

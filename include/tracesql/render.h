@@ -1,9 +1,13 @@
 // Rendering query results: csv, tsv, json, jsonl, markdown, box, table, line.
+// The renderer knows nothing about the shell: `tracesql query --format json` and `.mode json` run the
+// same code.
 #ifndef TRACESQL_RENDER_H_
 #define TRACESQL_RENDER_H_
 
 #include <sqlite3.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -13,21 +17,60 @@ namespace tracesql {
 
 enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine };
 
+// One row per output mode: its name and what it writes. `.help`, `--help` and docs iterate this.
+struct OutputModeInfo {
+  OutputMode mode;
+  std::string_view name;
+  std::string_view description;
+};
+inline constexpr OutputModeInfo kOutputModes[] = {
+    {OutputMode::kBox, "box", "boxed table drawn with Unicode lines (default on a terminal)"},
+    {OutputMode::kTable, "table", "boxed table drawn with ASCII +-|"},
+    {OutputMode::kCsv, "csv", "comma-separated values, RFC 4180 quoting, header row"},
+    {OutputMode::kTsv, "tsv", "tab-separated values, header row"},
+    {OutputMode::kJson, "json", "one JSON array of objects (blobs as base64)"},
+    {OutputMode::kJsonl, "jsonl", "one JSON object per line"},
+    {OutputMode::kMarkdown, "markdown", "GitHub-flavoured Markdown table"},
+    {OutputMode::kLine, "line", "one 'column = value' line per column, blank line between rows"},
+};
+
+// "box" -> kBox, ... ("md" is accepted for markdown). nullopt for an unknown name.
 std::optional<OutputMode> ParseOutputMode(std::string_view name);
 std::string_view OutputModeName(OutputMode mode);
+// "box, table, csv, tsv, json, jsonl, markdown, line": for error messages and help.
+std::string OutputModeList();
 
 struct RenderOptions {
   OutputMode mode = OutputMode::kBox;
   bool header = true;
-  std::string null_text;  // how NULL is shown in box/table/markdown/line modes
+  // How NULL is shown in every mode but json/jsonl (which write null). Empty by default.
+  std::string null_text;
+  // box/table only: when > 0, wide columns are truncated (ending in "…") so that every line fits in
+  // this many terminal columns. 0 means no limit.
+  size_t max_width = 0;
 };
 
-// Steps stmt to completion, writing every row. Returns the number of rows.
-// Throws tracesql::Error on a SQLite error.
+// Steps stmt to completion, appending every row to out. Returns the number of rows.
+// Throws tracesql::Error on a SQLite error (its message is sqlite3_errmsg).
 int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& options, std::string& out);
+
+// As above, but writes to file as it goes (csv, tsv, json, jsonl and line stream row by row; box,
+// table and markdown need every row to size their columns). Throws tracesql::Error on a SQLite error;
+// what was written before the error stays written.
+int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& options, std::FILE* file);
 
 // Formats a double in shortest round-trip form ("0.5", "31.030304", "1e-05").
 std::string FormatDouble(double v);
+
+// Standard base64 (RFC 4648, with padding) of bytes.
+std::string Base64(std::string_view bytes);
+
+// Terminal columns taken by UTF-8 text: wide East Asian characters and emoji count 2, combining
+// marks 0, other code points 1. Invalid bytes count 1 each.
+size_t DisplayWidth(std::string_view text);
+
+// Cuts text to at most width terminal columns, ending in "…" when something was cut.
+std::string TruncateToWidth(std::string_view text, size_t width);
 
 }  // namespace tracesql
 

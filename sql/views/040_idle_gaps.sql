@@ -1,6 +1,6 @@
 -- idle_gaps: when a GPU did nothing, and why. One row per maximal interval on a device, inside
 -- [first GPU op start, last GPU op end], in which no GPU op (kernel, memcpy, memset; all streams of the
--- device) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th
+-- device; zero-length ops ignored) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th
 -- op start (in start order) bound a gap when end < start (nsys's gpu_gaps rule).
 --   cause = 'host'    the next op's launch call started after the gap began: the CPU was late
 --           'device'  it was already issued: queued behind a dependency, or launch latency
@@ -11,7 +11,9 @@ CREATE VIEW idle_gaps AS
 WITH ops AS (
   -- op_kernels has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).
   SELECT trace_id, device, gpu_event_id AS id, gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts
-  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur IS NOT NULL
+  -- Zero-length ops (2020-21 traces write sub-us kernels as dur 0) occupy no time: they would split
+  -- a gap in two, so they do not take part.
+  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur > 0
 ),
 starts AS (
   SELECT trace_id, device, id, ts,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "tracesql/error.h"
@@ -12,7 +13,7 @@ namespace {
 
 struct Cell {
   int type;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL
-  std::string text;
+  std::string text;  // the value as text; for a blob its raw bytes
 };
 
 Cell ReadCell(sqlite3_stmt* stmt, int i) {
@@ -28,26 +29,40 @@ Cell ReadCell(sqlite3_stmt* stmt, int i) {
     case SQLITE_NULL:
       break;
     case SQLITE_BLOB: {
-      const unsigned char* b = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, i));
+      const char* b = static_cast<const char*>(sqlite3_column_blob(stmt, i));
       int n = sqlite3_column_bytes(stmt, i);
-      c.text = "x'";
-      for (int k = 0; k < n; ++k) c.text += fmt::format("{:02x}", b[k]);
-      c.text += "'";
+      if (b && n > 0) c.text.assign(b, static_cast<size_t>(n));
       break;
     }
     default: {
       const unsigned char* t = sqlite3_column_text(stmt, i);
-      c.text.assign(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt, i)));
+      int n = sqlite3_column_bytes(stmt, i);
+      if (t && n > 0) c.text.assign(reinterpret_cast<const char*>(t), static_cast<size_t>(n));
     }
   }
   return c;
 }
 
-std::string CsvField(const Cell& c, char sep) {
-  if (c.type == SQLITE_NULL) return "";
-  if (c.text.find_first_of(std::string("\"\r\n") + sep) == std::string::npos) return c.text;
+// A blob as SQL writes it: x'0a1b'.
+std::string BlobLiteral(std::string_view bytes) {
+  std::string out = "x'";
+  for (unsigned char b : bytes) out += fmt::format("{:02x}", b);
+  out += "'";
+  return out;
+}
+
+// The text of a cell in the text formats (csv, tsv, tables): NULL as null_text, blobs as x'..'.
+std::string CellText(const Cell& c, const RenderOptions& o) {
+  if (c.type == SQLITE_NULL) return o.null_text;
+  if (c.type == SQLITE_BLOB) return BlobLiteral(c.text);
+  return c.text;
+}
+
+// RFC 4180: a field holding the separator, a quote, CR or LF is quoted, quotes doubled.
+std::string CsvField(std::string_view s, char sep) {
+  if (s.find_first_of(std::string("\"\r\n") + sep) == std::string_view::npos) return std::string(s);
   std::string out = "\"";
-  for (char ch : c.text) {
+  for (char ch : s) {
     if (ch == '"') out += '"';
     out += ch;
   }
@@ -55,24 +70,69 @@ std::string CsvField(const Cell& c, char sep) {
   return out;
 }
 
+// Decodes one UTF-8 code point at s[i]. Returns its length (1..4), or 0 when the bytes there are not
+// valid UTF-8 (overlong forms, surrogates and values above U+10FFFF included).
+size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t len;
+  uint32_t v;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    v = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    v = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    v = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (cc & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < kMin[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return len;
+}
+
+// JSON string literal of s. Always valid JSON: control characters are escaped and bytes that are not
+// UTF-8 become U+FFFD.
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
-  for (char ch : s) {
-    unsigned char u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (u < 0x20) {
-      out += fmt::format("\\u{:04x}", u);
-    } else {
-      out += ch;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(s, i, &cp);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
     }
+    if (n > 1) {
+      out.append(s.substr(i, n));
+    } else if (cp == '"' || cp == '\\') {
+      out += '\\';
+      out += static_cast<char>(cp);
+    } else if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp < 0x20) {
+      out += fmt::format("\\u{:04x}", cp);
+    } else {
+      out += static_cast<char>(cp);
+    }
+    i += n;
   }
   return out + "\"";
 }
@@ -85,67 +145,100 @@ std::string JsonValue(const Cell& c) {
       if (c.text.find_first_of("0123456789") == std::string::npos) return "null";  // inf / nan
       return c.text;
     }
+    case SQLITE_BLOB: return "\"" + Base64(c.text) + "\"";
     default: return JsonString(c.text);
   }
 }
 
-// Display width in terminal columns (UTF-8 aware: counts code points).
-size_t Width(std::string_view s) {
-  size_t w = 0;
-  for (unsigned char ch : s) if ((ch & 0xC0) != 0x80) ++w;
-  return w;
+// Terminal columns of one code point (a small wcwidth: East Asian wide/fullwidth ranges and emoji are
+// 2, combining marks and zero-width characters 0).
+size_t CodePointWidth(uint32_t cp) {
+  if (cp == 0) return 0;
+  if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) || (cp >= 0x1DC0 && cp <= 0x1DFF) ||
+      (cp >= 0x20D0 && cp <= 0x20FF) || (cp >= 0xFE20 && cp <= 0xFE2F) || (cp >= 0x200B && cp <= 0x200F) ||
+      (cp >= 0xFE00 && cp <= 0xFE0F)) {
+    return 0;
+  }
+  if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||
+      (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+      (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
+    return 2;
+  }
+  return 1;
 }
 
 std::string Pad(const std::string& s, size_t width, bool right) {
-  size_t w = Width(s);
+  size_t w = DisplayWidth(s);
   if (w >= width) return s;
   std::string pad(width - w, ' ');
   return right ? pad + s : s + pad;
 }
 
-std::string Shown(const Cell& c, const RenderOptions& o) {
-  if (c.type == SQLITE_NULL) return o.null_text;
-  std::string s = c.text;
-  for (auto& ch : s) if (ch == '\n' || ch == '\t' || ch == '\r') ch = ' ';
-  return s;
-}
-
-}  // namespace
-
-std::string FormatDouble(double v) {
-  std::string s = fmt::format("{}", v);
-  // Keep reals recognisable as reals (5.0, not 5), as the sqlite3 shell and Python do.
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::optional<OutputMode> ParseOutputMode(std::string_view name) {
-  if (name == "box") return OutputMode::kBox;
-  if (name == "table") return OutputMode::kTable;
-  if (name == "csv") return OutputMode::kCsv;
-  if (name == "tsv") return OutputMode::kTsv;
-  if (name == "json") return OutputMode::kJson;
-  if (name == "jsonl") return OutputMode::kJsonl;
-  if (name == "markdown" || name == "md") return OutputMode::kMarkdown;
-  if (name == "line") return OutputMode::kLine;
-  return std::nullopt;
-}
-
-std::string_view OutputModeName(OutputMode mode) {
-  switch (mode) {
-    case OutputMode::kBox: return "box";
-    case OutputMode::kTable: return "table";
-    case OutputMode::kCsv: return "csv";
-    case OutputMode::kTsv: return "tsv";
-    case OutputMode::kJson: return "json";
-    case OutputMode::kJsonl: return "jsonl";
-    case OutputMode::kMarkdown: return "markdown";
-    case OutputMode::kLine: return "line";
+// A value as shown in the table formats: on one line, with no control characters that would move the
+// cursor or change the terminal (a trace can hold any text).
+std::string OneLine(std::string s) {
+  for (auto& ch : s) {
+    unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '\n' || ch == '\t' || ch == '\r') {
+      ch = ' ';
+    } else if (u < 0x20 || u == 0x7F) {
+      ch = '?';
+    }
   }
-  return "box";
+  return s;
 }
 
-int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out) {
+// Column widths that fit max_width: the widest columns give up space first (each keeps at least
+// min(natural, 5) columns), and whatever is left over goes back to the cut columns in order.
+std::vector<size_t> FitWidths(const std::vector<size_t>& natural, size_t max_width) {
+  size_t n = natural.size();
+  size_t frame = 3 * n + 1;
+  size_t total = frame;
+  for (size_t w : natural) total += w;
+  if (max_width == 0 || total <= max_width) return natural;
+  size_t budget = max_width > frame ? max_width - frame : 0;
+  std::vector<size_t> floor_w(n);
+  size_t floor_sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    floor_w[i] = std::min<size_t>(natural[i], 5);
+    floor_sum += floor_w[i];
+  }
+  if (budget <= floor_sum) return floor_w;
+  // Largest cap c with sum(max(floor, min(natural, c))) <= budget.
+  auto used = [&](size_t c) {
+    size_t s = 0;
+    for (size_t i = 0; i < n; ++i) s += std::max(floor_w[i], std::min(natural[i], c));
+    return s;
+  };
+  size_t lo = 0, hi = *std::max_element(natural.begin(), natural.end());
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo + 1) / 2;
+    if (used(mid) <= budget) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  std::vector<size_t> out(n);
+  size_t sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = std::max(floor_w[i], std::min(natural[i], lo));
+    sum += out[i];
+  }
+  for (size_t i = 0; i < n && sum < budget; ++i) {
+    if (out[i] < natural[i]) {
+      ++out[i];
+      ++sum;
+    }
+  }
+  return out;
+}
+
+using FlushFn = std::function<void(std::string&)>;
+
+int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, const FlushFn* flush) {
   int ncol = sqlite3_column_count(stmt);
   std::vector<std::string> names;
   for (int i = 0; i < ncol; ++i) {
@@ -158,6 +251,9 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
     if (rc == SQLITE_DONE) return false;
     Errorf("{}", sqlite3_errmsg(sqlite3_db_handle(stmt)));
   };
+  auto maybe_flush = [&] {
+    if (flush && out.size() >= (64 << 10)) (*flush)(out);
+  };
   int64_t rows = 0;
   const bool streaming = o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv || o.mode == OutputMode::kJsonl ||
                          o.mode == OutputMode::kLine || o.mode == OutputMode::kJson;
@@ -166,13 +262,15 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
     if ((o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv) && o.header && ncol > 0) {
       for (int i = 0; i < ncol; ++i) {
         if (i) out += sep;
-        out += CsvField(Cell{SQLITE_TEXT, names[static_cast<size_t>(i)]}, sep);
+        out += CsvField(names[static_cast<size_t>(i)], sep);
       }
       out += '\n';
     }
-    if (o.mode == OutputMode::kJson) out += "[";
+    if (o.mode == OutputMode::kJson && ncol > 0) out += "[";
     size_t name_w = 0;
-    for (auto& n : names) name_w = std::max(name_w, Width(n));
+    for (auto& n : names) name_w = std::max(name_w, DisplayWidth(n));
+    std::vector<std::string> json_names;
+    for (auto& n : names) json_names.push_back(JsonString(n));
     while (step()) {
       std::vector<Cell> row;
       for (int i = 0; i < ncol; ++i) row.push_back(ReadCell(stmt, i));
@@ -181,7 +279,7 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
         case OutputMode::kTsv:
           for (int i = 0; i < ncol; ++i) {
             if (i) out += sep;
-            out += CsvField(row[static_cast<size_t>(i)], sep);
+            out += CsvField(CellText(row[static_cast<size_t>(i)], o), sep);
           }
           out += '\n';
           break;
@@ -191,7 +289,7 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
           out += '{';
           for (int i = 0; i < ncol; ++i) {
             if (i) out += ',';
-            out += JsonString(names[static_cast<size_t>(i)]) + ":" + JsonValue(row[static_cast<size_t>(i)]);
+            out += json_names[static_cast<size_t>(i)] + ":" + JsonValue(row[static_cast<size_t>(i)]);
           }
           out += '}';
           if (o.mode == OutputMode::kJsonl) out += '\n';
@@ -200,45 +298,60 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
         default:  // line
           if (rows) out += '\n';
           for (int i = 0; i < ncol; ++i) {
-            out += Pad(names[static_cast<size_t>(i)], name_w, true) + " = " + Shown(row[static_cast<size_t>(i)], o) + "\n";
+            out += Pad(OneLine(names[static_cast<size_t>(i)]), name_w, true) + " = " +
+                   OneLine(CellText(row[static_cast<size_t>(i)], o)) + "\n";
           }
           break;
       }
       ++rows;
+      maybe_flush();
     }
-    if (o.mode == OutputMode::kJson) out += rows ? "\n]\n" : "]\n";
+    if (o.mode == OutputMode::kJson && ncol > 0) out += rows ? "\n]\n" : "]\n";
     return rows;
   }
   // Tabular modes: collect, measure, draw.
   std::vector<std::vector<std::string>> cells;
-  std::vector<bool> numeric(static_cast<size_t>(ncol), true);
-  std::vector<size_t> width(static_cast<size_t>(ncol), 0);
-  for (int i = 0; i < ncol; ++i) width[static_cast<size_t>(i)] = Width(names[static_cast<size_t>(i)]);
-  std::vector<std::vector<int>> types;
+  std::vector<std::vector<bool>> right_aligned;
+  std::vector<std::string> heads;
+  for (auto& n : names) heads.push_back(OneLine(n));
+  std::vector<size_t> width;
+  for (auto& h : heads) width.push_back(DisplayWidth(h));
+  const bool md = o.mode == OutputMode::kMarkdown;
   while (step()) {
     std::vector<std::string> row;
-    std::vector<int> ty;
+    std::vector<bool> right;
     for (int i = 0; i < ncol; ++i) {
       Cell c = ReadCell(stmt, i);
-      std::string s = Shown(c, o);
-      if (o.mode == OutputMode::kMarkdown) {
+      std::string s = OneLine(CellText(c, o));
+      if (md) {
         std::string esc;
         for (char ch : s) {
           if (ch == '|') esc += '\\';
           esc += ch;
         }
-        s = esc;
+        s = std::move(esc);
       }
-      width[static_cast<size_t>(i)] = std::max(width[static_cast<size_t>(i)], Width(s));
-      ty.push_back(c.type);
+      width[static_cast<size_t>(i)] = std::max(width[static_cast<size_t>(i)], DisplayWidth(s));
+      right.push_back(c.type == SQLITE_INTEGER || c.type == SQLITE_FLOAT);
       row.push_back(std::move(s));
     }
     cells.push_back(std::move(row));
-    types.push_back(std::move(ty));
+    right_aligned.push_back(std::move(right));
     ++rows;
   }
   if (ncol == 0) return rows;
-  auto right = [&](size_t r, size_t i) { return types[r][i] == SQLITE_INTEGER || types[r][i] == SQLITE_FLOAT; };
+  if (md) {
+    for (auto& w : width) w = std::max<size_t>(w, 3);  // a delimiter cell needs three dashes
+  }
+  if (!md && o.max_width > 0) {
+    std::vector<size_t> fit = FitWidths(width, o.max_width);
+    for (size_t i = 0; i < fit.size(); ++i) {
+      if (fit[i] >= width[i]) continue;
+      width[i] = fit[i];
+      heads[i] = TruncateToWidth(heads[i], fit[i]);
+      for (auto& row : cells) row[i] = TruncateToWidth(row[i], fit[i]);
+    }
+  }
   auto rule = [&](const char* l, const char* m, const char* r, const char* h) {
     out += l;
     for (size_t i = 0; i < width.size(); ++i) {
@@ -249,17 +362,16 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
     out += '\n';
   };
   const bool box = o.mode == OutputMode::kBox;
-  const bool md = o.mode == OutputMode::kMarkdown;
   const char* v = box ? "│" : "|";
   if (!md) box ? rule("┌", "┬", "┐", "─") : rule("+", "+", "+", "-");
   if (o.header || md) {
     out += v;
-    for (size_t i = 0; i < width.size(); ++i) out += " " + Pad(names[i], width[i], false) + " " + v;
+    for (size_t i = 0; i < width.size(); ++i) out += " " + Pad(heads[i], width[i], false) + " " + v;
     out += '\n';
     if (md) {
       out += "|";
       for (size_t i = 0; i < width.size(); ++i) {
-        bool num = !cells.empty() && right(0, i);
+        bool num = !cells.empty() && right_aligned[0][i];
         out += " " + std::string(width[i] - (num ? 1 : 0), '-') + (num ? ":" : "") + " |";
       }
       out += '\n';
@@ -269,11 +381,127 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string&
   }
   for (size_t r = 0; r < cells.size(); ++r) {
     out += v;
-    for (size_t i = 0; i < width.size(); ++i) out += " " + Pad(cells[r][i], width[i], right(r, i)) + " " + v;
+    for (size_t i = 0; i < width.size(); ++i) out += " " + Pad(cells[r][i], width[i], right_aligned[r][i]) + " " + v;
     out += '\n';
+    maybe_flush();
   }
   if (!md) box ? rule("└", "┴", "┘", "─") : rule("+", "+", "+", "-");
-  (void)numeric;
+  return rows;
+}
+
+}  // namespace
+
+std::string FormatDouble(double v) {
+  std::string s = fmt::format("{}", v);
+  // Keep reals recognisable as reals (5.0, not 5), as the sqlite3 shell and Python do.
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    uint32_t v = at(i) << 16;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (rest == 2) {
+    uint32_t v = (at(i) << 16) | (at(i + 1) << 8);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+size_t DisplayWidth(std::string_view text) {
+  size_t w = 0;
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(text, i, &cp);
+    if (n == 0) {
+      ++w;
+      ++i;
+      continue;
+    }
+    w += CodePointWidth(cp);
+    i += n;
+  }
+  return w;
+}
+
+std::string TruncateToWidth(std::string_view text, size_t width) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return "";
+  size_t target = width - 1;  // room for the ellipsis
+  size_t w = 0, i = 0;
+  while (i < text.size()) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(text, i, &cp);
+    size_t cw = n == 0 ? 1 : CodePointWidth(cp);
+    if (n == 0) n = 1;
+    if (w + cw > target) break;
+    w += cw;
+    i += n;
+  }
+  return std::string(text.substr(0, i)) + "…";
+}
+
+std::optional<OutputMode> ParseOutputMode(std::string_view name) {
+  for (const auto& m : kOutputModes) {
+    if (m.name == name) return m.mode;
+  }
+  if (name == "md") return OutputMode::kMarkdown;
+  return std::nullopt;
+}
+
+std::string_view OutputModeName(OutputMode mode) {
+  for (const auto& m : kOutputModes) {
+    if (m.mode == mode) return m.name;
+  }
+  return "box";
+}
+
+std::string OutputModeList() {
+  std::string out;
+  for (const auto& m : kOutputModes) {
+    if (!out.empty()) out += ", ";
+    out += m.name;
+  }
+  return out;
+}
+
+int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out) {
+  return Render(stmt, o, out, nullptr);
+}
+
+int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::FILE* file) {
+  std::string buf;
+  FlushFn flush = [file](std::string& b) {
+    std::fwrite(b.data(), 1, b.size(), file);
+    b.clear();
+  };
+  int64_t rows = 0;
+  try {
+    rows = Render(stmt, o, buf, &flush);
+  } catch (...) {
+    flush(buf);
+    throw;
+  }
+  flush(buf);
   return rows;
 }
 

@@ -1,0 +1,53 @@
+// The subcommands behind `tracesql query | run | queries | TRACE | DB` (src/cli/commands.cc). Each returns
+// the exit status, or throws tracesql::Error (main prints "tracesql: error: <what>" and exits 1).
+#ifndef TRACESQL_CLI_H_
+#define TRACESQL_CLI_H_
+
+#include <string>
+#include <vector>
+
+#include "tracesql/import.h"
+#include "tracesql/render.h"
+
+namespace tracesql::cli {
+
+// Output flags every command that prints results takes.
+struct OutputFlags {
+  std::string format;     // empty: box when stdout is a terminal, csv otherwise
+  std::string null_text;  // --null
+  bool no_header = false;  // --no-header
+};
+
+// Flags of commands that open a database and find queries.
+struct DbFlags {
+  bool any_db = false;                    // --any-db
+  std::vector<std::string> queries_dirs;  // --queries-dir (repeatable)
+};
+
+// The render options flags ask for; throws tracesql::Error for an unknown format.
+RenderOptions ResolveOutput(const OutputFlags& flags);
+
+// tracesql query DB "SQL" | -f FILE.sql [-p key=value]...
+int Query(const std::string& db, const std::string& sql, const std::string& file,
+          const std::vector<std::string>& params, const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql run DB NAME [-p key=value]...
+int Run(const std::string& db, const std::string& name, const std::vector<std::string>& params,
+        const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql queries [--show NAME]
+int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql TRACE.json[.gz] | DB: imports the trace next to itself when needed, then opens the shell.
+int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf);
+
+// The database the shortcut uses for a trace: its path without ".json"/".json.gz", plus ".db".
+// E.g. "run/rank0.pt.trace.json.gz" -> "run/rank0.pt.trace.db".
+std::string DatabaseForTrace(const std::string& trace);
+
+// The one-line summary `tracesql import` prints on stderr.
+void PrintImportSummary(const ImportSummary& s, const std::string& db_path);
+
+}  // namespace tracesql::cli
+
+#endif  // TRACESQL_CLI_H_

@@ -1,0 +1,56 @@
+// Saved queries: the bundled ones (queries/*.sql, embedded at build time) and the user's own.
+//
+// A query file is plain SQL with a header of comment lines:
+//   -- name: top_kernels
+//   -- description: Kernels with the largest total GPU time.
+//   -- param :limit 20 — number of rows
+// Its name is the file name without ".sql". A user file shadows a bundled one of the same name.
+#ifndef TRACESQL_QUERIES_H_
+#define TRACESQL_QUERIES_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tracesql {
+
+struct QueryParamDoc {
+  std::string name;           // without ':'
+  std::string default_value;  // as written in the header ("20"); empty when none is given
+  std::string meaning;
+};
+
+struct QueryFile {
+  std::string name;         // file name without .sql
+  std::string description;  // from "-- description:"; empty when absent
+  std::vector<QueryParamDoc> params;
+  std::string text;         // the whole file
+  bool builtin = false;     // embedded in the binary
+  std::string path;         // the file for a user query; "queries/NAME.sql" for a bundled one
+  bool shadows_builtin = false;  // a user query with the name of a bundled one
+  // Where the query comes from, for listings and error messages: "builtin:NAME" or the path.
+  std::string Source() const { return builtin ? "builtin:" + name : path; }
+};
+
+// Reads the header comment lines at the top of text into q (description, params; "-- name:" is
+// checked by tests, not used: the file name is the name). Lines that are not header keys are ignored.
+void ParseQueryHeader(std::string_view text, QueryFile* q);
+
+// The user query directories, in search order: cli_dirs (--queries-dir), then $TRACESQL_QUERIES
+// (colon-separated), then ${XDG_CONFIG_HOME:-$HOME/.config}/tracesql/queries. Directories that do
+// not exist are kept (listing skips them).
+std::vector<std::string> UserQueryDirs(const std::vector<std::string>& cli_dirs);
+
+// Every query, sorted by name: for each name the first user directory holding NAME.sql wins, then the
+// bundled query of that name. Throws tracesql::Error when a user query file cannot be read.
+std::vector<QueryFile> ListQueries(const std::vector<std::string>& user_dirs);
+
+// Resolves name: an explicit path (containing '/' or ending in ".sql") is read as is; otherwise the
+// user directories in order, then the bundle. nullopt when nothing matches; throws tracesql::Error when
+// an explicit path cannot be read.
+std::optional<QueryFile> FindQuery(std::string_view name, const std::vector<std::string>& user_dirs);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_QUERIES_H_

@@ -1,0 +1,21 @@
+-- name: top_kernels
+-- description: GPU kernels with the largest total time: calls, total / average / longest (ns), share of all kernel time.
+-- param :limit 20 — number of rows
+-- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+SELECT
+  name,
+  count(*) AS calls,
+  sum(dur) AS total_dur,
+  sum(dur) / count(*) AS avg_dur,
+  max(dur) AS max_dur,
+  round(100.0 * sum(dur) / (
+    SELECT sum(dur) FROM events
+    WHERE cat IN ('kernel', 'Kernel')
+      AND (:trace_id IS NULL OR trace_id = :trace_id)
+  ), 2) AS pct
+FROM events
+WHERE cat IN ('kernel', 'Kernel')
+  AND (:trace_id IS NULL OR trace_id = :trace_id)
+GROUP BY name
+ORDER BY total_dur DESC, name
+LIMIT coalesce(:limit, 20);

@@ -1,0 +1,187 @@
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "tracesql/cli.h"
+#include "tracesql/error.h"
+#include "tracesql/params.h"
+#include "tracesql/queries.h"
+#include "tracesql/shell.h"
+#include "tracesql/sql_runner.h"
+#include "tracesql/user_db.h"
+
+namespace tracesql::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadSqlFile(const std::string& path) {
+  std::stringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) Errorf("{}: is a directory, not a SQL file", path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Errorf("{}: cannot read SQL file", path);
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Params ParseParams(const std::vector<std::string>& args) {
+  Params p;
+  for (const auto& a : args) {
+    auto [k, v] = ParseParamAssignment(a);
+    p[k] = v;
+  }
+  return p;
+}
+
+void Execute(UserDb& db, const std::string& sql, const SqlSource& source, const Params& params,
+             const OutputFlags& out) {
+  ExecOptions eo;
+  eo.render = ResolveOutput(out);
+  eo.params = &params;
+  eo.out = stdout;
+  eo.separate_results = true;
+  ExecuteSql(db.get(), sql, source, eo);
+}
+
+}  // namespace
+
+RenderOptions ResolveOutput(const OutputFlags& flags) {
+  RenderOptions ro;
+  if (flags.format.empty()) {
+    ro.mode = isatty(STDOUT_FILENO) ? OutputMode::kBox : OutputMode::kCsv;
+  } else {
+    auto mode = ParseOutputMode(flags.format);
+    if (!mode) Errorf("unknown --format '{}' (use {})", flags.format, OutputModeList());
+    ro.mode = *mode;
+  }
+  ro.header = !flags.no_header;
+  ro.null_text = flags.null_text;
+  winsize ws{};
+  if ((ro.mode == OutputMode::kBox || ro.mode == OutputMode::kTable) && isatty(STDOUT_FILENO) &&
+      ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+    ro.max_width = ws.ws_col;
+  }
+  return ro;
+}
+
+int Query(const std::string& db_path, const std::string& sql, const std::string& file,
+          const std::vector<std::string>& param_args, const OutputFlags& out, const DbFlags& dbf) {
+  if (sql.empty() == file.empty()) Errorf("give either SQL text or -f FILE");
+  Params params = ParseParams(param_args);
+  ResolveOutput(out);  // a bad --format fails before any work
+  std::string text = file.empty() ? sql : ReadSqlFile(file);
+  std::string source = file.empty() ? "<command line>" : (file == "-" ? "<stdin>" : file);
+  CheckParamsKnown(params, ReferencedParams(text), file.empty() ? "the SQL" : source);
+  UserDb db = UserDb::Open(db_path, dbf.any_db);
+  Execute(db, text, SqlSource{source, 1}, params, out);
+  return 0;
+}
+
+int Run(const std::string& db_path, const std::string& name, const std::vector<std::string>& param_args,
+        const OutputFlags& out, const DbFlags& dbf) {
+  Params params = ParseParams(param_args);
+  ResolveOutput(out);
+  auto q = FindQuery(name, UserQueryDirs(dbf.queries_dirs));
+  if (!q) Errorf("no query named '{}' (see `tracesql queries`)", name);
+  std::set<std::string> known = ReferencedParams(q->text);
+  for (const auto& p : q->params) known.insert(p.name);
+  CheckParamsKnown(params, known, q->name);
+  UserDb db = UserDb::Open(db_path, dbf.any_db);
+  Execute(db, q->text, SqlSource{q->Source(), 1}, params, out);
+  return 0;
+}
+
+int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf) {
+  std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
+  if (!show.empty()) {
+    auto q = FindQuery(show, dirs);
+    if (!q) Errorf("no query named '{}' (see `tracesql queries`)", show);
+    std::fwrite(q->text.data(), 1, q->text.size(), stdout);
+    if (!q->text.empty() && q->text.back() != '\n') std::fputc('\n', stdout);
+    return 0;
+  }
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const auto& q : ListQueries(dirs)) {
+    std::string params;
+    for (const auto& p : q.params) params += (params.empty() ? ":" : " :") + p.name;
+    rows.push_back({q.name, q.description, params, q.Source() + (q.shadows_builtin ? " (shadows builtin)" : "")});
+  }
+  RenderTextTable({"name", "description", "params", "source"}, rows, ResolveOutput(out), stdout);
+  return 0;
+}
+
+std::string DatabaseForTrace(const std::string& trace) {
+  std::string base = trace;
+  for (std::string_view ext : {".gz", ".json"}) {
+    if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {
+      base.resize(base.size() - ext.size());
+    }
+  }
+  return base + ".db";
+}
+
+void PrintImportSummary(const ImportSummary& s, const std::string& db_path) {
+  double mb = static_cast<double>(s.json_bytes) / 1e6;
+  std::fprintf(stderr, "imported %lld trace%s: %lld events, %lld flows in %.2f s (%.1f MB/s of JSON) -> %s\n",
+               static_cast<long long>(s.traces), s.traces == 1 ? "" : "s", static_cast<long long>(s.events),
+               static_cast<long long>(s.flows), s.seconds, s.seconds > 0 ? mb / s.seconds : 0.0, db_path.c_str());
+}
+
+int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf) {
+  ShellOptions so;
+  so.any_db = dbf.any_db;
+  so.bail = bail;
+  so.queries_dirs = dbf.queries_dirs;
+  so.null_text = out.null_text;
+  so.header = !out.no_header;
+  if (!out.format.empty()) so.mode = ResolveOutput(out).mode;
+  switch (SniffFile(file)) {
+    case FileKind::kMissing: Errorf("{}: no such file", file);
+    case FileKind::kDirectory: Errorf("{}: is a directory", file);
+    case FileKind::kOther: Errorf("{}: neither a trace (.json, .json.gz) nor a SQLite database", file);
+    case FileKind::kSqlite:
+      so.db_path = file;
+      return RunShell(so);
+    case FileKind::kTrace: break;
+  }
+  std::string db_path = DatabaseForTrace(file);
+  bool import = true;
+  if (SniffFile(db_path) != FileKind::kMissing) {
+    bool ours = false;
+    try {
+      ours = UserDb::Open(db_path, /*any_db=*/true).is_tracesql();
+    } catch (const Error&) {
+      ours = false;
+    }
+    if (!ours) {
+      Errorf("{}: exists and is not a tracesql database, so it is not replaced; import elsewhere with `tracesql "
+             "import {} -o DB`",
+             db_path, file);
+    }
+    std::error_code ec1, ec2;
+    auto db_time = fs::last_write_time(db_path, ec1);
+    auto trace_time = fs::last_write_time(file, ec2);
+    import = ec1 || ec2 || db_time < trace_time;
+    if (import) std::fprintf(stderr, "%s is older than %s: importing again\n", db_path.c_str(), file.c_str());
+  }
+  if (import) {
+    ImportOptions opt;
+    opt.force = true;
+    opt.progress = isatty(STDERR_FILENO);
+    PrintImportSummary(ImportTraces({file}, db_path, opt), db_path);
+  }
+  so.db_path = db_path;
+  return RunShell(so);
+}
+
+}  // namespace tracesql::cli

@@ -1,0 +1,3 @@
+-- name: top_kernels
+-- description: Test query that shadows the bundled top_kernels.
+SELECT 'user top_kernels' AS source;

@@ -1,0 +1,3 @@
+-- name: kernel_names
+-- description: Second directory: shadowed by the first.
+SELECT 'second dir' AS source;
