@@ -23,8 +23,9 @@ CREATE TABLE events (
   python_parent_id INTEGER,   -- args 'Python parent id'
   device INTEGER,             -- args 'device' (GPU ops; ROCm uses the HSA agent index)
   stream INTEGER,             -- args 'stream' when it is an integer
-  cpu_op_id INTEGER,          -- innermost CPU op (cat cpu_op / legacy Operator) enclosing this event on its
-                              -- thread, the event itself if it is one; NULL when none
+  cpu_op_id INTEGER,          -- innermost CPU op (cat cpu_op / legacy Operator, but not a legacy
+                              -- ProfilerStep#N) enclosing this event on its thread, the event itself if
+                              -- it is one; NULL when none
   top_cpu_op_id INTEGER,      -- outermost such CPU op (the op the user called); NULL when none
   step INTEGER,               -- N of the ProfilerStep#N annotation whose interval contains ts (host events,
                               -- any thread of the trace); GPU ops inherit their launch's step via correlation

@@ -1,19 +1,22 @@
 -- idle_gaps: when a GPU did nothing, and why. One row per maximal interval on a device, inside
 -- [first GPU op start, last GPU op end], in which no GPU op (kernel, memcpy, memset; all streams of the
--- device; zero-length ops ignored) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th
--- op start (in start order) bound a gap when end < start (nsys's gpu_gaps rule).
+-- device) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th op
+-- start (in start order) bound a gap when end < start (nsys's gpu_gaps rule). Zero-length ops (2020-21
+-- traces write sub-us kernels as dur 0) occupy no time, so they never split a gap; they only widen the
+-- window when they come first or last on the device.
 --   cause = 'host'    the next op's launch call started after the gap began: the CPU was late
 --           'device'  it was already issued: queued behind a dependency, or launch latency
 --           'unknown' the next op has no linked launch
 --   host_event_id = innermost CPU op running on the launching thread when the gap began.
 -- @materialize
 CREATE VIEW idle_gaps AS
-WITH ops AS (
+WITH all_ops AS (
   -- op_kernels has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).
-  SELECT trace_id, device, gpu_event_id AS id, gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts
-  -- Zero-length ops (2020-21 traces write sub-us kernels as dur 0) occupy no time: they would split
-  -- a gap in two, so they do not take part.
-  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur > 0
+  SELECT trace_id, device, gpu_event_id AS id, gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts, gpu_dur AS dur
+  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur >= 0
+),
+ops AS (
+  SELECT * FROM all_ops WHERE dur > 0
 ),
 starts AS (
   SELECT trace_id, device, id, ts,
@@ -25,11 +28,37 @@ ends AS (
          row_number() OVER (PARTITION BY trace_id, device ORDER BY end_ts, id) AS rn
   FROM ops
 ),
-gaps AS (
+inner_gaps AS (
   SELECT e.trace_id, e.device, e.end_ts AS ts, s.ts AS end_ts, e.id AS prev_event_id, s.id AS next_event_id
   FROM ends AS e
   JOIN starts AS s ON s.trace_id = e.trace_id AND s.device IS e.device AND s.rn = e.rn + 1
   WHERE s.ts > e.end_ts
+),
+-- Per device: the window over all ops, and over the ops that take time.
+win AS (
+  SELECT a.trace_id, a.device, min(a.ts) AS first_ts, max(a.end_ts) AS last_end,
+         (SELECT min(o.ts) FROM ops AS o WHERE o.trace_id = a.trace_id AND o.device IS a.device) AS busy_first,
+         (SELECT max(o.end_ts) FROM ops AS o WHERE o.trace_id = a.trace_id AND o.device IS a.device) AS busy_last
+  FROM all_ops AS a GROUP BY a.trace_id, a.device
+),
+-- Zero-length ops before the first / after the last op that takes time: idle from the window edge.
+edge_gaps AS (
+  SELECT w.trace_id, w.device, w.first_ts AS ts, coalesce(w.busy_first, w.last_end) AS end_ts,
+         (SELECT a.id FROM all_ops AS a WHERE a.trace_id = w.trace_id AND a.device IS w.device
+            AND a.ts = w.first_ts ORDER BY a.id LIMIT 1) AS prev_event_id,
+         (SELECT a.id FROM all_ops AS a WHERE a.trace_id = w.trace_id AND a.device IS w.device
+            AND a.ts = coalesce(w.busy_first, w.last_end) ORDER BY a.dur DESC, a.id LIMIT 1) AS next_event_id
+  FROM win AS w WHERE w.first_ts < coalesce(w.busy_first, w.last_end)
+  UNION ALL
+  SELECT w.trace_id, w.device, w.busy_last, w.last_end,
+         (SELECT a.id FROM all_ops AS a WHERE a.trace_id = w.trace_id AND a.device IS w.device
+            AND a.end_ts = w.busy_last AND a.dur > 0 ORDER BY a.id DESC LIMIT 1),
+         (SELECT a.id FROM all_ops AS a WHERE a.trace_id = w.trace_id AND a.device IS w.device
+            AND a.ts = w.last_end ORDER BY a.id LIMIT 1)
+  FROM win AS w WHERE w.busy_last IS NOT NULL AND w.busy_last < w.last_end
+),
+gaps AS (
+  SELECT * FROM inner_gaps UNION ALL SELECT * FROM edge_gaps
 )
 SELECT
   gp.trace_id,

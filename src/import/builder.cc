@@ -334,7 +334,9 @@ void TraceBuilder::Finish() {
 bool TraceBuilder::IsCpuOp(const EventRec& e) const {
   if (e.cat == 0) return false;
   std::string_view cat = strings_.Get(e.cat);
-  return cat == "cpu_op" || cat == "Operator";
+  if (cat != "cpu_op" && cat != "Operator") return false;
+  // 2020-21 traces write the ProfilerStep#N annotation as an Operator: it is a step, not an op.
+  return strings_.Get(e.name).substr(0, 13) != "ProfilerStep#";
 }
 
 void TraceBuilder::AssignSteps() {
