@@ -85,7 +85,8 @@ SELECT
                 SELECT p.parent_id FROM events AS p JOIN up ON p.id = up.id WHERE p.parent_id IS NOT NULL
               )
               SELECT c.id FROM up JOIN events AS c ON c.id = up.id
-              WHERE c.cat IN ('cpu_op', 'Operator') AND c.ts + c.dur > gp.ts LIMIT 1)
+              WHERE c.cat IN ('cpu_op', 'Operator') AND c.name NOT LIKE 'ProfilerStep#%'
+                AND c.ts + c.dur > gp.ts LIMIT 1)
           END
    FROM events AS x
    JOIN events AS o ON o.id = x.cpu_op_id
