@@ -5,7 +5,7 @@
 -- A GPU op (a gpu_ops / op_kernels row) gets the class of the matching rule with the HIGHEST priority
 -- (ties: the lowest id); an op that no rule matches is class 'other' (rule_id NULL in the queries).
 --
--- The anchor tools disagree, so these defaults are a choice (see docs/queries-a.md):
+-- The anchor tools disagree, so these defaults are a choice (see docs/queries.md):
 --   * communication: names containing nccl / rccl (any case), as TraceLens does (it searches
 --     (?i)nccl|rccl anywhere in the name). HTA matches ^nccl, ncclKernel, ^hccl and -- a quirk we do
 --     not copy -- every name starting with 'hip', which makes hipMemcpy* and every other HIP op

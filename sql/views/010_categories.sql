@@ -1,9 +1,11 @@
 -- Category views: one name per kind of event, whatever generation of the format wrote it.
 -- Legacy 2020-22 categories are folded in here; events.cat keeps what the file said.
 
--- CPU operators: ATen ops, autograd nodes, record_param_comms, Triton launches (cpu_op; 2020-21 Operator).
+-- CPU operators: ATen ops, autograd nodes, record_param_comms, Triton launches (cpu_op; 2020-21 Operator,
+-- except the ProfilerStep#N annotations those traces also write as Operator: they are in steps).
 CREATE VIEW cpu_ops AS
-SELECT * FROM events WHERE cat IN ('cpu_op', 'Operator');
+SELECT * FROM events
+WHERE cat = 'cpu_op' OR (cat = 'Operator' AND name NOT LIKE 'ProfilerStep#%');
 
 -- Host runtime calls: CUDA runtime and driver (cudaLaunchKernel, cuLaunchKernelEx, ...), HIP calls on ROCm
 -- (which Kineto writes as cuda_runtime), 2020-22 Runtime, and MTIA's mtia_runtime.

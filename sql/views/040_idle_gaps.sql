@@ -30,9 +30,11 @@ ends AS (
 ),
 inner_gaps AS (
   SELECT e.trace_id, e.device, e.end_ts AS ts, s.ts AS end_ts, e.id AS prev_event_id, s.id AS next_event_id
-  FROM ends AS e
-  JOIN starts AS s ON s.trace_id = e.trace_id AND s.device IS e.device AND s.rn = e.rn + 1
-  WHERE s.ts > e.end_ts
+  -- CROSS JOIN pins the join order (ends outer, starts probed by rn); with a plain JOIN the planner
+  -- may probe ends by (trace, device) only, which is quadratic.
+  FROM ends AS e CROSS JOIN starts AS s
+  WHERE s.trace_id = e.trace_id AND s.device IS e.device AND s.rn = e.rn + 1
+    AND s.ts > e.end_ts
 ),
 -- Per device: the window over all ops, and over the ops that take time.
 win AS (

@@ -1,0 +1,71 @@
+-- name: kernel_classes
+-- description: GPU time per class (compute / communication / memory / other) and per rule of the editable kernel_class_rules table, with the rule that matched; :by_name 1 lists every GPU op name.
+-- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :by_name 0 — 1: one row per GPU op name (with its class and the rule that matched); 0: one row per (class, rule)
+--
+-- Every GPU op (kernel, memcpy, memset: op_kernels) gets the class of the kernel_class_rules row with
+-- the highest priority whose kind (NULL = any) and pattern (GLOB or LIKE, column syntax) match; no
+-- matching rule: class 'other', rule_id NULL. Edit the table to change the classes everywhere.
+-- Columns:
+--   class, rule_id, rule         the class and the rule that matched ("kind syntax pattern")
+--   name                         the GPU op name (only with :by_name 1, else NULL)
+--   names                        distinct GPU op names in the row
+--   gpu_ops, total_ns            number of GPU ops and the sum of their durations
+--   pct_total                    total_ns / sum of all GPU op durations in scope x 100
+--   busy_ns                      union of the row's GPU op intervals per (trace, device), summed over
+--                                devices: the time at least one of them ran (HTA's per-type time,
+--                                before its overlap split)
+WITH names AS (                       -- every (name, kind) in scope, numbered, with its rule
+  SELECT n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
+         (SELECT r.id FROM kernel_class_rules AS r
+           WHERE (r.kind IS NULL OR r.kind = n.kind)
+             AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
+           ORDER BY r.priority DESC, r.id LIMIT 1) AS rule_id
+  FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels
+        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n
+),
+grp AS (                              -- the output row each name belongs to
+  SELECT nm.nid, nm.rule_id, coalesce(r.class, 'other') AS class,
+         CASE WHEN coalesce(:by_name, 0) THEN nm.nid ELSE 0 END AS gkey
+  FROM names AS nm
+  LEFT JOIN kernel_class_rules AS r ON r.id = nm.rule_id
+),
+ops AS (                              -- GPU ops with their group; prev_end = running max end of the
+  SELECT g.class, g.rule_id, g.gkey, g.nid, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
+         max(o.gpu_ts + o.gpu_dur) OVER (    -- earlier ops of the same group on the same device
+           PARTITION BY g.class, g.rule_id, g.gkey, o.trace_id, o.device
+           ORDER BY o.gpu_ts, o.gpu_event_id
+           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM op_kernels AS o
+  CROSS JOIN names AS nm
+  JOIN grp AS g ON g.nid = nm.nid
+  WHERE nm.name = o.gpu_name AND nm.kind = o.gpu_kind
+    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+),
+agg AS (
+  SELECT class, rule_id, gkey,
+         count(DISTINCT nid) AS names,
+         count(*) AS gpu_ops,
+         sum(end_ts - ts) AS total_ns,
+         -- union length: each op adds the part of it that lies beyond every earlier op's end
+         sum(max(0, end_ts - max(ts, coalesce(prev_end, ts)))) AS busy_ns
+  FROM ops
+  GROUP BY class, rule_id, gkey
+)
+SELECT
+  a.class,
+  a.rule_id,
+  CASE WHEN r.id IS NOT NULL
+       THEN coalesce(r.kind, 'any') || ' ' || r.syntax || ' ' || r.pattern END AS rule,
+  nm.name,
+  a.names,
+  a.gpu_ops,
+  a.total_ns,
+  round(100.0 * a.total_ns / (SELECT nullif(sum(total_ns), 0) FROM agg), 2) AS pct_total,
+  a.busy_ns
+FROM agg AS a
+LEFT JOIN kernel_class_rules AS r ON r.id = a.rule_id
+LEFT JOIN names AS nm ON nm.nid = a.gkey
+ORDER BY CASE a.class WHEN 'compute' THEN 1 WHEN 'communication' THEN 2 WHEN 'memory' THEN 3
+                      WHEN 'other' THEN 5 ELSE 4 END,
+         a.class, a.total_ns DESC, a.rule_id, nm.name;

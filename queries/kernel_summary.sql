@@ -1,0 +1,106 @@
+-- name: kernel_summary
+-- description: Per kernel name: instances, total / mean / median / min / max / stddev of the duration (ns), share of all kernel time and of GPU busy time, and its class (nsys cuda_gpu_kern_sum, HTA kernel breakdown).
+-- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :device NULL — only this device; all devices when NULL
+-- param :limit -1 — number of rows (-1: all)
+--
+-- Columns:
+--   name            kernel name as written (kernels: cat kernel / legacy Kernel)
+--   class           from kernel_class_rules (see kernel_classes for the rule that matched)
+--   instances       number of launches executed
+--   total_ns        sum of durations
+--   pct_kernel_time total_ns / sum of total_ns over every kernel in scope x 100 (nsys "Time%")
+--   pct_gpu_busy    total_ns / GPU busy time x 100, where busy time is, per (trace, device), the union
+--                   of all GPU op intervals (kernels, memcpys, memsets on every stream), summed over
+--                   the devices in scope. Kernels that overlap (several streams) make the column add
+--                   up to more than 100.
+--   avg_ns          mean (1 decimal); median_ns: middle value, the mean of the two middle values when
+--                   the count is even; min_ns, max_ns
+--   stddev_ns       SAMPLE standard deviation (n - 1 in the denominator, as pandas, hence HTA, does),
+--                   1 decimal; NULL for a single instance
+-- The square root is computed with Newton's method in SQL (sqrt() needs SQLite's optional math
+-- functions): start from the range max - min, which is never below the sample standard deviation
+-- (it is at most range / sqrt(2)), and iterate x <- (x + v/x) / 2 while x decreases.
+WITH names AS (                       -- each kernel name in scope, numbered: sorting by this small
+  SELECT name, row_number() OVER (ORDER BY name) AS nid  -- integer is much cheaper than by kernel
+  FROM (SELECT DISTINCT gpu_name AS name                 -- names, which can be kilobytes long
+        FROM op_kernels                                  -- (one row per GPU op)
+        WHERE gpu_kind = 'kernel' AND gpu_dur IS NOT NULL
+          AND (:trace_id IS NULL OR trace_id = :trace_id)
+          AND (:device IS NULL OR device = :device))
+),
+ranked AS (                           -- the kernels in scope, ranked by duration within their name
+  SELECT n.nid, o.gpu_dur AS dur,
+         row_number() OVER (PARTITION BY n.nid ORDER BY o.gpu_dur) AS rn,
+         count(*) OVER (PARTITION BY n.nid) AS n,
+         avg(o.gpu_dur) OVER (PARTITION BY n.nid) AS mean
+  FROM op_kernels AS o
+  CROSS JOIN names AS n               -- CROSS JOIN: scan op_kernels once, look each name up
+  WHERE n.name = o.gpu_name
+    AND o.gpu_kind = 'kernel' AND o.gpu_dur IS NOT NULL
+    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+    AND (:device IS NULL OR o.device = :device)
+),
+per_name AS (
+  SELECT nid,
+         count(*) AS instances,
+         sum(dur) AS total_ns,
+         avg(dur) AS mean,
+         -- the middle element (n odd) or the two middle elements (n even)
+         avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN dur END) AS median,
+         min(dur) AS min_ns,
+         max(dur) AS max_ns,
+         CASE WHEN count(*) > 1
+              THEN sum((dur - mean) * (dur - mean)) / (count(*) - 1) END AS variance
+  FROM ranked
+  GROUP BY nid
+),
+newton(nid, v, x, i) AS (            -- square root of the variance, see the header
+  SELECT nid, variance, 1.0 * max(max_ns - min_ns, 1), 0 FROM per_name WHERE variance > 0
+  UNION ALL
+  SELECT nid, v, (x + v / x) / 2, i + 1 FROM newton WHERE i < 100 AND (x + v / x) / 2 < x
+),
+stddev AS (
+  SELECT nid, min(x) AS sd FROM newton GROUP BY nid
+),
+span AS (                             -- per (trace, device) in scope: first GPU op start, last end
+  SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
+  FROM op_kernels
+  WHERE gpu_dur IS NOT NULL
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+    AND (:device IS NULL OR device = :device)
+  GROUP BY trace_id, device
+),
+busy AS (                             -- busy = span - idle gaps (idle_gaps covers exactly that span)
+  SELECT sum(s.span - coalesce((SELECT sum(g.dur) FROM idle_gaps AS g
+                                WHERE g.trace_id = s.trace_id AND g.device IS s.device), 0)) AS busy_ns
+  FROM span AS s
+),
+rule_of AS (                          -- class of each kernel name: the best matching rule
+  SELECT n.nid,
+         (SELECT r.class FROM kernel_class_rules AS r
+           WHERE (r.kind IS NULL OR r.kind = 'kernel')
+             AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
+           ORDER BY r.priority DESC, r.id LIMIT 1) AS class
+  FROM names AS n
+)
+SELECT
+  n.name,
+  coalesce(c.class, 'other') AS class,
+  p.instances,
+  p.total_ns,
+  round(100.0 * p.total_ns / (SELECT sum(total_ns) FROM per_name), 2) AS pct_kernel_time,
+  round(100.0 * p.total_ns / (SELECT nullif(busy_ns, 0) FROM busy), 2) AS pct_gpu_busy,
+  round(p.mean, 1) AS avg_ns,
+  p.median AS median_ns,
+  p.min_ns,
+  p.max_ns,
+  CASE WHEN p.variance IS NULL THEN NULL
+       WHEN p.variance = 0 THEN 0.0
+       ELSE round(sd.sd, 1) END AS stddev_ns
+FROM per_name AS p
+JOIN names AS n ON n.nid = p.nid
+LEFT JOIN stddev AS sd ON sd.nid = p.nid
+LEFT JOIN rule_of AS c ON c.nid = p.nid
+ORDER BY p.total_ns DESC, n.name
+LIMIT coalesce(:limit, -1);

@@ -1,0 +1,69 @@
+-- name: launch_stats
+-- description: Kernel launch statistics per launch API and GPU op: CPU time of the launch call, launch delay (signed, nsys queue time, HTA clipped), start-to-start, short kernels and outliers (HTA get_cuda_kernel_launch_stats, nsys cuda_kern_exec_sum).
+-- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :group kernel — 'kernel': one row per (launch API, GPU op name); 'api': one row per launch API
+-- param :include_memory 1 — 1: also memcpy/memset launches (HTA's include_memory_events default); 0: kernels only
+-- param :runtime_cutoff 50000 — ns; a launch call longer than this is a runtime outlier (HTA: 50 us)
+-- param :delay_cutoff 100000 — ns; a launch delay longer than this is a delay outlier (HTA: 100 us)
+-- param :limit 50 — number of rows
+--
+-- One input row per GPU op with a launch (op_kernels; a CUDA/HIP graph launch counts once per GPU
+-- op it ran, with the graph launch call's duration each time). All times integer ns; averages are
+-- truncated to integer ns.
+--   cpu_*          duration of the launch call (cudaLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, ...)
+--   delay_*        launch_delay = GPU start - end of the launch call, signed (negative when the GPU op
+--                  started before the call returned)
+--   queued, queue_avg, queue_max
+--                  nsys "queue time": the delay where it is >= 0 (QCount and its statistics)
+--   hta_delay_avg  HTA's launch delay: max(0, delay) averaged over every launch
+--   s2s_*          start to start: GPU start - start of the launch call
+--   total_avg      nsys "total": max(call end, GPU end) - call start
+--   short_kernels  GPU op shorter than its launch call (HTA "short GPU kernels", without HTA's extra
+--                  condition cpu duration <= runtime_cutoff)
+--   runtime_outliers  launch calls longer than :runtime_cutoff
+--   delay_outliers    delays longer than :delay_cutoff
+WITH l AS (
+  SELECT
+    trace_id,
+    launch_name,
+    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE gpu_name END AS gpu_name,
+    launch_event_id,
+    launch_dur AS cpu_dur,
+    gpu_dur,
+    launch_delay AS delay,
+    gpu_ts - launch_ts AS s2s,
+    max(launch_ts + launch_dur, gpu_ts + gpu_dur) - launch_ts AS total
+  FROM op_kernels
+  WHERE launch_event_id IS NOT NULL
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+    AND (coalesce(:include_memory, 1) OR gpu_kind = 'kernel')
+)
+SELECT
+  trace_id,
+  launch_name,
+  gpu_name,
+  count(*) AS launches,                           -- GPU ops launched
+  count(DISTINCT launch_event_id) AS calls,       -- launch calls (fewer for graph launches)
+  sum(cpu_dur) AS cpu_total,
+  sum(cpu_dur) / count(*) AS cpu_avg,
+  min(cpu_dur) AS cpu_min,
+  max(cpu_dur) AS cpu_max,
+  sum(gpu_dur) / count(*) AS gpu_avg,
+  sum(delay) / count(*) AS delay_avg,
+  min(delay) AS delay_min,
+  max(delay) AS delay_max,
+  sum(delay >= 0) AS queued,
+  sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
+  max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
+  sum(max(delay, 0)) / count(*) AS hta_delay_avg,
+  sum(s2s) / count(*) AS s2s_avg,
+  min(s2s) AS s2s_min,
+  max(s2s) AS s2s_max,
+  sum(total) / count(*) AS total_avg,
+  sum(gpu_dur < cpu_dur) AS short_kernels,
+  sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
+  sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
+FROM l
+GROUP BY trace_id, launch_name, gpu_name
+ORDER BY cpu_total DESC, trace_id, launch_name, gpu_name
+LIMIT coalesce(:limit, 50);

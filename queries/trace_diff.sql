@@ -1,0 +1,190 @@
+-- name: trace_diff
+-- description: Compare two traces (A = baseline, B = new): CPU ops matched by name and shapes, GPU ops by kind and name; counts and total time on each side, the change, and whether each one was added, removed, got slower or faster. Two traces of one database, or two databases (see below).
+-- param :a_trace NULL — trace id of A in this database; the lowest trace id when NULL
+-- param :b_trace NULL — trace id of B; when NULL the next trace id after A on the B side, else B's lowest (so one trace is compared with itself)
+-- param :shapes 1 — 0: match CPU ops by name only, as HTA's TraceDiff (reads no args: several times faster on large traces)
+-- param :per_step 0 — 1: divide counts and times by each side's number of ProfilerStep#N (runs of different length compare)
+-- param :tolerance_pct 5 — time changes within this share of A's time count as unchanged
+-- param :min_delta 0 — time changes smaller than this (ns; per step with :per_step) count as unchanged
+-- param :all 0 — 1: list unchanged rows too
+-- param :limit 100 — number of rows
+--
+-- A is read from this database (main.events, main.arg_keys, main.traces). B is read from the
+-- unqualified events, arg_keys and traces, which are this database's own unless temporary views
+-- of those names point elsewhere. So:
+--   * two traces in one database (tracesql import a.json b.json -o ab.db): run it as it is;
+--     a_trace / b_trace pick them (defaults: trace 1 against trace 2, or a single trace against
+--     itself, which reports no change);
+--   * two databases: in the shell of A's database (tracesql shell a.db) attach B's and point
+--     temporary views at it first, then run the query, then drop the views:
+--       ATTACH 'b.db' AS b;
+--       CREATE TEMP VIEW events AS SELECT * FROM b.events;
+--       CREATE TEMP VIEW arg_keys AS SELECT * FROM b.arg_keys;
+--       CREATE TEMP VIEW traces AS SELECT * FROM b.traces;
+--       .run trace_diff
+--       DROP VIEW temp.events; DROP VIEW temp.arg_keys; DROP VIEW temp.traces; DETACH b;
+--     (SQLite cannot take a schema name from a parameter; temporary objects come first in name
+--     lookup, and only temporary views may read another attached database.)
+-- Rows:
+--   kind     'cpu_op' (cat cpu_op / legacy Operator, without the ProfilerStep#N that 2020-21 traces
+--            write as Operator), or the GPU op kind 'kernel', 'memcpy', 'memset'
+--   name     op or GPU op name
+--   shapes   for CPU ops [Input Dims, Input type] as one JSON array
+--            ('[[[141,512],[512,512]],["float","float"]]'); NULL without record_shapes or with
+--            :shapes 0
+--   a_count, b_count, a_time, b_time (ns: summed duration, inclusive for CPU ops), and the changes
+--            delta_count = b - a, delta_time = b - a, delta_pct = 100 x delta_time / a_time
+--   status   'added' (only in B), 'removed' (only in A), 'slower' / 'faster' (time changed by more
+--            than :tolerance_pct and :min_delta), 'more_calls' / 'fewer_calls' (time within
+--            tolerance, count changed), 'unchanged'
+-- Sorted by the size of the time change. HTA's TraceDiff compares op and kernel names only; here CPU
+-- ops with different shapes are different rows (TraceLens' perf-report comparison matches name and
+-- args the same way).
+WITH
+sides AS (
+  SELECT
+    coalesce(:a_trace, (SELECT min(id) FROM main.traces)) AS a_id,
+    coalesce(:b_trace,
+             (SELECT min(id) FROM traces
+               WHERE id > coalesce(:a_trace, (SELECT min(id) FROM main.traces))),
+             (SELECT min(id) FROM traces)) AS b_id
+),
+-- Where each args shape keeps 'Input Dims' and 'Input type' (per side: ids differ across databases).
+a_keys AS (
+  SELECT shape_id,
+         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
+         max(CASE WHEN key = 'Input type' THEN path END) AS p_type
+  FROM main.arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
+  GROUP BY shape_id
+),
+b_keys AS (
+  SELECT shape_id,
+         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
+         max(CASE WHEN key = 'Input type' THEN path END) AS p_type
+  FROM arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
+  GROUP BY shape_id
+),
+-- Every CPU op and GPU op of each side, grouped. ('Input Dims' and 'Input type' are read with one
+-- json_extract call: one parse of the args per CPU op, most of the query's time.)
+a_rows AS MATERIALIZED (
+  SELECT
+    'cpu_op' AS kind,
+    e.name,
+    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
+         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+         ELSE e.arg_values -> k.p_dims END AS shapes,
+    count(*) AS n,
+    sum(e.dur) AS t
+  FROM main.events AS e
+  LEFT JOIN a_keys AS k ON k.shape_id = e.arg_shape_id
+  WHERE e.trace_id = (SELECT a_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
+  GROUP BY e.name, shapes
+  UNION ALL
+  SELECT
+    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    e.name, NULL, count(*), sum(e.dur)
+  FROM main.events AS e
+  WHERE e.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2
+),
+-- B: when B is this database's own trace A again (no temporary views in the way), A's rows.
+same AS (
+  SELECT (SELECT a_id = b_id FROM sides)
+         AND NOT EXISTS (SELECT 1 FROM sqlite_temp_master
+                          WHERE name IN ('events', 'arg_keys', 'traces')) AS yes
+),
+b_rows AS (
+  SELECT * FROM a_rows WHERE (SELECT yes FROM same)
+  UNION ALL
+  SELECT
+    'cpu_op',
+    e.name,
+    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
+         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+         ELSE e.arg_values -> k.p_dims END AS shapes,
+    count(*),
+    sum(e.dur)
+  FROM events AS e
+  LEFT JOIN b_keys AS k ON k.shape_id = e.arg_shape_id
+  WHERE NOT (SELECT yes FROM same)
+    AND e.trace_id = (SELECT b_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+  GROUP BY e.name, shapes
+  UNION ALL
+  SELECT
+    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    e.name, NULL, count(*), sum(e.dur)
+  FROM events AS e
+  WHERE NOT (SELECT yes FROM same)
+    AND e.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2
+),
+-- Number of profiler steps per side (1 when per_step is off or a side has none).
+steps AS (
+  SELECT
+    CASE WHEN coalesce(:per_step, 0) THEN max(1, (
+      SELECT count(*) FROM main.events
+      WHERE trace_id = (SELECT a_id FROM sides) AND name GLOB 'ProfilerStep#*'
+        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS a_steps,
+    CASE WHEN coalesce(:per_step, 0) THEN max(1, (
+      SELECT count(*) FROM events
+      WHERE trace_id = (SELECT b_id FROM sides) AND name GLOB 'ProfilerStep#*'
+        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS b_steps
+),
+joined AS (
+  SELECT kind, name, shapes, sum(an) AS an, sum(at) AS at, sum(bn) AS bn, sum(bt) AS bt
+  FROM (
+    SELECT kind, name, shapes, n AS an, t AS at, 0 AS bn, 0 AS bt FROM a_rows
+    UNION ALL
+    SELECT kind, name, shapes, 0, 0, n, t FROM b_rows
+  )
+  GROUP BY kind, name, shapes
+),
+scaled AS (
+  -- Per step when asked: counts to 2 decimals, times in whole ns.
+  SELECT
+    j.kind, j.name, j.shapes, j.an, j.bn,
+    CASE WHEN coalesce(:per_step, 0) THEN round(1.0 * j.an / s.a_steps, 2) ELSE j.an END AS a_count,
+    CASE WHEN coalesce(:per_step, 0) THEN round(1.0 * j.bn / s.b_steps, 2) ELSE j.bn END AS b_count,
+    j.at / s.a_steps AS a_time,
+    j.bt / s.b_steps AS b_time
+  FROM joined AS j, steps AS s
+),
+classified AS (
+  SELECT
+    *,
+    b_time - a_time AS delta_time,
+    CASE
+      WHEN an = 0 THEN 'added'
+      WHEN bn = 0 THEN 'removed'
+      WHEN abs(b_time - a_time) >= coalesce(:min_delta, 0)
+           AND b_time > a_time * (1 + coalesce(:tolerance_pct, 5) / 100.0) THEN 'slower'
+      WHEN abs(b_time - a_time) >= coalesce(:min_delta, 0)
+           AND b_time < a_time * (1 - coalesce(:tolerance_pct, 5) / 100.0) THEN 'faster'
+      WHEN b_count > a_count THEN 'more_calls'
+      WHEN b_count < a_count THEN 'fewer_calls'
+      ELSE 'unchanged'
+    END AS status
+  FROM scaled
+)
+SELECT
+  kind,
+  name,
+  shapes,
+  a_count,
+  b_count,
+  b_count - a_count AS delta_count,
+  a_time,
+  b_time,
+  delta_time,
+  round(100.0 * delta_time / nullif(a_time, 0), 2) AS delta_pct,
+  status
+FROM classified
+WHERE coalesce(:all, 0) OR status <> 'unchanged'
+ORDER BY abs(delta_time) DESC, kind, name, shapes
+LIMIT coalesce(:limit, 100);
