@@ -1,20 +1,46 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages tracesql needs, only those that are missing.
 # Works as root or through sudo. Safe to run repeatedly.
+# OPTIONAL packages (clang and its sanitizer/libFuzzer runtimes, for the sanitizer and fuzz pass of
+# scripts/test.sh) are installed when the distribution has them; their absence is not an error.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libsimdjson-dev libcli11-dev
       libfmt-dev catch2 zlib1g-dev libedit-dev python3)
+OPTIONAL=(clang libclang-rt-dev)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  installed "$p" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+optional=()
+for p in "${OPTIONAL[@]}"; do
+  installed "$p" || optional+=("$p")
+done
+# Optional packages the package index does not know (yet) are left alone.
+if [ ${#missing[@]} -eq 0 ]; then
+  known=()
+  for p in "${optional[@]}"; do apt-cache show "$p" >/dev/null 2>&1 && known+=("$p"); done
+  optional=("${known[@]}")
+fi
+[ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  if ! command -v sudo >/dev/null; then
+    [ ${#missing[@]} -eq 0 ] && exit 0  # only optional packages are missing
+    echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
+    exit 1
+  fi
   SUDO="sudo"
 fi
-echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for p in "${optional[@]}"; do
+  if apt-cache show "$p" >/dev/null 2>&1; then
+    echo "install-deps: installing optional $p" >&2
+    $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null || echo "install-deps: optional $p not installed" >&2
+  fi
+done

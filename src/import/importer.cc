@@ -2,19 +2,26 @@
 // while this thread parses them with simdjson On-Demand and feeds the TraceBuilder; then nesting,
 // flows and rows are written in one transaction into a temporary database that is renamed into
 // place only when complete.
+#include <fcntl.h>
+#include <pthread.h>
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "import/builder.h"
 #include "import/input.h"
@@ -32,8 +39,22 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Ctrl-C / SIGTERM: the first signal asks the import to stop (checked between batches, and by
+// SQLite's progress handler inside long statements); a second one removes the temporary database
+// and exits at once. g_kicking marks the signals the importer sends its own reader thread.
 std::atomic<bool> g_interrupted{false};
-extern "C" void OnSignal(int) { g_interrupted.store(true); }
+std::atomic<bool> g_kicking{false};
+char g_temp_path[4096];
+
+extern "C" void OnSignal(int) {
+  if (g_interrupted.exchange(true) && !g_kicking.load()) {
+    if (g_temp_path[0]) unlink(g_temp_path);
+    const char msg[] = "tracesql: interrupted again: stopped, no database written\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(130);
+  }
+}
 
 void CheckInterrupted() {
   if (g_interrupted.load()) throw Error("interrupted");
@@ -52,10 +73,12 @@ class BatchQueue {
     cv_.notify_all();
     return true;
   }
-  // Returns false at the end of the stream.
+  // Returns false at the end of the stream, or when interrupted.
   bool Pop(Batch& b) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !q_.empty() || done_; });
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return !q_.empty() || done_; })) {
+      if (g_interrupted.load()) return false;
+    }
     if (q_.empty()) return false;
     b = std::move(q_.front());
     q_.pop_front();
@@ -83,35 +106,153 @@ class BatchQueue {
 
 struct Cancelled {};
 
+using simdjson::ondemand::json_type;
+
+// Times are kept within +-(2^62 - 1) ns (about 146 years around the trace's origin), and so is
+// baseTimeNanoseconds: ts + dur + baseTimeNanoseconds, and any difference of two times, then always
+// fit in int64. Anything beyond is stored as NULL (counted in bad_timestamps).
+constexpr int64_t kMaxTimeNs = (int64_t{1} << 62) - 1;
+
+// A value in an event that is not JSON (e.g. `tru`, `1.2.3`, a bad escape): the event is malformed.
+struct BadValue {
+  std::string what;
+};
+
+[[noreturn]] void ThrowBadValue(std::string_view tok) {
+  if (tok.size() > 40) tok = tok.substr(0, 40);
+  throw BadValue{fmt::format("invalid JSON value '{}'", tok)};
+}
+
+// Stat increments of the event being parsed, applied only once the event is accepted: an event that
+// is parsed again (the per-event fallback of ParseBatch) is counted once.
+class StatLog {
+ public:
+  void Add(StatId id, int64_t n = 1) {
+    for (int i = 0; i < n_; ++i) {
+      if (items_[i].first == id) {
+        items_[i].second += n;
+        return;
+      }
+    }
+    items_[n_++] = {id, n};
+  }
+  void Clear() { n_ = 0; }
+  void CommitTo(Stats& stats) {
+    for (int i = 0; i < n_; ++i) stats.Add(items_[i].first, items_[i].second);
+    n_ = 0;
+  }
+
+ private:
+  std::pair<StatId, int64_t> items_[static_cast<int>(StatId::kCount)];
+  int n_ = 0;
+};
+
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
+// The JSON type of v, or nullopt for a token simdjson does not type (NaN, Infinity, garbage).
+std::optional<json_type> TypeOf(simdjson::ondemand::value& v) {
+  json_type t;
+  if (v.type().get(t)) return std::nullopt;
+  return t;
+}
+
+// The raw text of a scalar value, checked: throws BadValue when it is not JSON; non-finite literals
+// are accepted and counted.
+std::string_view CheckedScalar(simdjson::ondemand::value& v, StatLog& log, ScalarKind* kind = nullptr) {
+  std::string_view tok = TrimRight(v.raw_json_token());
+  ScalarKind k = ClassifyScalar(tok);
+  if (k == ScalarKind::kInvalid) ThrowBadValue(tok);
+  if (k == ScalarKind::kNonFinite) log.Add(StatId::non_finite_numbers);
+  if (kind) *kind = k;
+  return tok;
+}
+
+// Values nested deeper than this are stored as a JSON string of their text: SQLite's JSON functions
+// refuse deeper documents (1000 levels since 3.45, 2000 before), and real args nest 3 levels.
+constexpr size_t kMaxJsonDepth = 256;
+
+// Appends the minified `json` (already validated) to out, or, when it nests deeper than
+// kMaxJsonDepth, a JSON string holding that text. Returns true in the second case.
+bool ClampDepth(std::string& out, size_t start, size_t depth) {
+  if (depth <= kMaxJsonDepth) return false;
+  std::string text = out.substr(start);
+  out.resize(start);
+  AppendJsonString(out, text);
+  return true;
+}
+
+// Appends the value's JSON text, minified and validated, to out (non-finite literals become strings).
+void AppendValue(simdjson::ondemand::value& v, std::optional<json_type> t, std::string& out, StatLog& log) {
+  std::string_view raw;
+  if (t == json_type::object) {
+    simdjson::ondemand::object o = v.get_object();
+    raw = o.raw_json();
+  } else if (t == json_type::array) {
+    simdjson::ondemand::array a = v.get_array();
+    raw = a.raw_json();
+  } else {
+    raw = TrimRight(v.raw_json_token());
+  }
+  int64_t non_finite = 0;
+  size_t start = out.size(), depth = 0;
+  if (!MinifyJsonValue(out, raw, &non_finite, &depth)) ThrowBadValue(raw);
+  if (non_finite) log.Add(StatId::non_finite_numbers, non_finite);
+  if (ClampDepth(out, start, depth)) log.Add(StatId::too_deep_values);
+}
+
+// Skips a value the importer ignores: scalars are checked, containers only delimited.
+void SkipValue(simdjson::ondemand::value& v, StatLog& log) {
+  auto t = TypeOf(v);
+  if (t == json_type::object) {
+    simdjson::ondemand::object o = v.get_object();
+    (void)o.raw_json();
+  } else if (t == json_type::array) {
+    simdjson::ondemand::array a = v.get_array();
+    (void)a.raw_json();
+  } else if (t == json_type::string) {
+    (void)v.raw_json_token();
+  } else {
+    (void)CheckedScalar(v, log);
+  }
+}
+
 // Normalises a pid/tid value: integers stay, numeric strings become integers, other text stays.
-IdValue ReadId(simdjson::ondemand::value v, Interner& strings, Stats& stats) {
+IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std::string& scratch) {
   IdValue out;
-  if (v.type() == simdjson::ondemand::json_type::string) {
+  auto t = TypeOf(v);
+  if (t == json_type::string) {
     std::string_view s = v.get_string();
     if (auto i = ParseInt64(s); i && !s.empty() && (s[0] != '-' || s.size() > 1) && !(s.size() > 1 && s[0] == '0')) {
       out.i = *i;
-      stats.Add(StatId::numeric_string_ids);
+      log.Add(StatId::numeric_string_ids);
       return out;
     }
     out.is_text = true;
     out.text = strings.Intern(s);
     return out;
   }
-  std::string_view tok = TrimRight(v.raw_json_token());
-  if (auto i = ParseInt64(tok)) {
-    out.i = *i;
+  out.is_text = true;
+  if (t == json_type::object || t == json_type::array) {
+    log.Add(StatId::wrong_types);
+    scratch.clear();
+    AppendValue(v, t, scratch, log);
+    out.text = strings.Intern(scratch);
     return out;
   }
-  // Floats, big integers, booleans...: keep the literal text.
-  if (tok.find_first_of(".eE") == std::string_view::npos && !tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'))) {
-    stats.Add(StatId::big_integers);
+  ScalarKind kind;
+  std::string_view tok = CheckedScalar(v, log, &kind);
+  if (kind == ScalarKind::kInteger) {
+    if (auto i = ParseInt64(tok)) {
+      out.is_text = false;
+      out.i = *i;
+      return out;
+    }
+    log.Add(StatId::big_integers);
   }
-  out.is_text = true;
+  // Floats, big integers, booleans...: keep the literal text.
   out.text = strings.Intern(tok);
   return out;
 }
@@ -145,89 +286,151 @@ int PromotedIndex(std::string_view key) {
 }
 
 // Decodes the args object: values as a minified JSON array into `out`, the keys into `sig`,
-// promoted values and metadata args into e.
-void ReadArgs(simdjson::ondemand::object obj, RawEvent& e, std::string& out, std::string& sig, Stats& stats) {
-  using simdjson::ondemand::json_type;
-  out.clear();
-  sig.clear();
-  out.push_back('[');
-  bool first = true;
-  for (auto field : obj) {
-    std::string_view key = field.unescaped_key();
-    if (!first) out.push_back(',');
-    first = false;
-    uint32_t klen = static_cast<uint32_t>(key.size());
-    sig.append(reinterpret_cast<const char*>(&klen), 4);
-    sig.append(key);
-    simdjson::ondemand::value v = field.value();
-    switch (v.type()) {
-      case json_type::object: {
-        simdjson::ondemand::object o = v.get_object();
-        AppendMinified(out, o.raw_json());
-        break;
-      }
-      case json_type::array: {
-        simdjson::ondemand::array a = v.get_array();
-        AppendMinified(out, a.raw_json());
-        break;
-      }
-      case json_type::number: {
-        std::string_view tok = TrimRight(v.raw_json_token());
-        bool is_int = tok.find_first_of(".eE") == std::string_view::npos;
-        std::optional<int64_t> iv;
-        if (is_int) iv = ParseInt64(tok);
-        if (is_int && !iv) {
-          // Beyond int64: keep the exact digits as a JSON string.
-          stats.Add(StatId::big_integers);
+// promoted values and metadata args into e. Every value is validated; a key that repeats keeps its
+// last value (ArgsDedup).
+class ArgsReader {
+ public:
+  void Read(simdjson::ondemand::object obj, RawEvent& e, std::string& out, std::string& sig, StatLog& log) {
+    out.clear();
+    sig.clear();
+    spans_.clear();
+    out.push_back('[');
+    e.mask = 0;
+    e.has_meta_sort = false;
+    e.meta_name.clear();
+    for (auto field : obj) {
+      std::string_view key = field.unescaped_key();
+      if (out.size() > 1) out.push_back(',');
+      size_t value_start = out.size();
+      uint32_t klen = static_cast<uint32_t>(key.size());
+      sig.append(reinterpret_cast<const char*>(&klen), 4);
+      sig.append(key);
+      simdjson::ondemand::value v = field.value();
+      auto t = TypeOf(v);
+      int promoted = PromotedIndex(key);
+      bool is_meta_name = key == "name" || key == "labels";
+      bool is_sort = key == "sort_index";
+      bool have_int = false;
+      int64_t iv = 0;
+      if (t == json_type::number) {
+        ScalarKind kind;
+        std::string_view tok = CheckedScalar(v, log, &kind);
+        if (kind == ScalarKind::kInteger) {
+          if (auto parsed = ParseInt64(tok)) {
+            have_int = true;
+            iv = *parsed;
+            out.append(tok);
+          } else {
+            // Beyond int64: keep the exact digits as a JSON string.
+            log.Add(StatId::big_integers);
+            out.push_back('"');
+            out.append(tok);
+            out.push_back('"');
+          }
+        } else if (kind == ScalarKind::kNonFinite) {
           out.push_back('"');
           out.append(tok);
           out.push_back('"');
-          break;
+        } else {
+          out.append(tok);
         }
-        out.append(tok);
-        if (iv) {
-          int k = PromotedIndex(key);
-          if (k >= 0) {
-            e.mask |= static_cast<uint8_t>(1u << k);
-            e.promoted[k] = *iv;
-          }
-          if (key == "sort_index") {
-            e.has_meta_sort = true;
-            e.meta_sort = *iv;
-          }
+      } else {
+        AppendValue(v, t, out, log);
+        if (t == json_type::string && is_meta_name) {
+          std::string_view str = v.get_string();
+          e.meta_name.assign(str);
         }
-        break;
       }
-      case json_type::string: {
-        std::string_view tok = TrimRight(v.raw_json_token());
-        out.append(tok);
-        if (key == "name" || key == "labels") {
-          std::string_view s = v.get_string();
-          e.meta_name.assign(s);
+      // The last occurrence of a key decides (a repeated key overrides an earlier value).
+      if (promoted >= 0) {
+        if (have_int) {
+          e.mask |= static_cast<uint8_t>(1u << promoted);
+          e.promoted[promoted] = iv;
+        } else {
+          e.mask &= static_cast<uint8_t>(~(1u << promoted));
         }
-        break;
       }
-      default: {
-        std::string_view tok = TrimRight(v.raw_json_token());
-        out.append(tok);
-        break;
+      if (is_sort) {
+        e.has_meta_sort = have_int;
+        e.meta_sort = iv;
       }
+      if (is_meta_name && t != json_type::string) e.meta_name.clear();
+      spans_.push_back({value_start, out.size()});
     }
+    out.push_back(']');
+    if (spans_.size() > 1 && HasDuplicateKeys(sig)) Dedup(out, sig, log);
+    e.args = out;
+    e.arg_sig = sig;
   }
-  out.push_back(']');
-  e.args = out;
-  e.arg_sig = sig;
-}
 
-int64_t ReadTime(simdjson::ondemand::value v, Stats& stats) {
-  std::string_view tok;
-  if (v.type() == simdjson::ondemand::json_type::string) {
-    tok = v.get_string();
-  } else {
-    tok = TrimRight(v.raw_json_token());
+ private:
+  // Whether the key signature repeats a key. Each distinct signature is checked once.
+  bool HasDuplicateKeys(const std::string& sig) {
+    if (sig == last_clean_) return false;
+    if (clean_.count(sig)) {
+      last_clean_ = sig;
+      return false;
+    }
+    std::vector<std::string_view> keys = Keys(sig);
+    std::sort(keys.begin(), keys.end());
+    if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) return true;
+    if (clean_.size() < 100000) clean_.insert(sig);
+    last_clean_ = sig;
+    return false;
   }
-  if (auto ns = MicrosToNanos(tok)) return *ns;
-  stats.Add(StatId::bad_timestamps);
+
+  static std::vector<std::string_view> Keys(std::string_view sig) {
+    std::vector<std::string_view> keys;
+    while (sig.size() >= 4) {
+      uint32_t len;
+      std::memcpy(&len, sig.data(), 4);
+      keys.push_back(sig.substr(4, len));
+      sig.remove_prefix(4 + len);
+    }
+    return keys;
+  }
+
+  // Keeps only the last occurrence of each key, in its place.
+  void Dedup(std::string& out, std::string& sig, StatLog& log) {
+    std::vector<std::string_view> keys = Keys(sig);
+    std::string new_out = "[", new_sig;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      bool later = false;
+      for (size_t j = i + 1; j < keys.size() && !later; ++j) later = keys[j] == keys[i];
+      if (later) {
+        log.Add(StatId::duplicate_keys);
+        continue;
+      }
+      if (new_out.size() > 1) new_out.push_back(',');
+      new_out.append(out, spans_[i].first, spans_[i].second - spans_[i].first);
+      uint32_t klen = static_cast<uint32_t>(keys[i].size());
+      new_sig.append(reinterpret_cast<const char*>(&klen), 4);
+      new_sig.append(keys[i]);
+    }
+    new_out.push_back(']');
+    out = std::move(new_out);
+    sig = std::move(new_sig);
+  }
+
+  std::vector<std::pair<size_t, size_t>> spans_;  // each value's [begin, end) in out
+  std::unordered_set<std::string> clean_;         // signatures without repeated keys
+  std::string last_clean_;
+};
+
+int64_t ReadTime(simdjson::ondemand::value v, StatLog& log) {
+  std::string_view tok;
+  auto t = TypeOf(v);
+  if (t == json_type::string) {
+    tok = v.get_string();  // a number written as a string
+  } else if (t == json_type::object || t == json_type::array) {
+    SkipValue(v, log);
+    log.Add(StatId::bad_timestamps);
+    return kNullTs;
+  } else {
+    tok = CheckedScalar(v, log);
+  }
+  if (auto ns = MicrosToNanos(tok); ns && *ns >= -kMaxTimeNs && *ns <= kMaxTimeNs) return *ns;
+  log.Add(StatId::bad_timestamps);
   return kNullTs;
 }
 
@@ -236,157 +439,273 @@ class EventParser {
   EventParser(TraceBuilder& builder, const std::string& path, bool compressed)
       : builder_(builder), path_(path), where_(compressed ? " of the decompressed JSON" : "") {}
 
+  // Parses every event of the batch into the builder. The whole batch is parsed as one document;
+  // if that fails (a malformed event, invalid UTF-8...), the remaining events are parsed one at a
+  // time, repairing the strings of an event that needs it, so the error names the exact event.
   void ParseBatch(Batch& batch) {
-    size_t k = 0;
+    size_t k = 0, n = batch.event_offsets.size();
     try {
       simdjson::ondemand::document doc = parser_.iterate(batch.text.data(), batch.text.size(), batch.text.capacity());
       simdjson::ondemand::array arr = doc.get_array();
       for (auto element : arr) {
+        if (k >= n) break;
         simdjson::ondemand::object obj = element.get_object();
         ParseEvent(obj, batch.json_offset + batch.event_offsets[k] - 1);
         ++k;
       }
-    } catch (const simdjson::simdjson_error& err) {
-      int64_t at = batch.json_offset + (k < batch.event_offsets.size() ? batch.event_offsets[k] : 1) - 1;
-      Errorf("{}: byte {}{}: malformed trace event: {}", path_, at, where_, simdjson::error_message(err.error()));
+      if (k == n) return;
+    } catch (const simdjson::simdjson_error&) {
+    } catch (const BadValue&) {
     }
+    log_.Clear();
+    for (; k < n; ++k) ParseAlone(batch, k);
   }
 
  private:
+  void ParseAlone(const Batch& batch, size_t k) {
+    size_t start = batch.event_offsets[k];
+    size_t end = k + 1 < batch.event_offsets.size() ? batch.event_offsets[k + 1] : batch.text.size() - 1;
+    while (end > start && (batch.text[end - 1] == ',' || batch.text[end - 1] == ' ' || batch.text[end - 1] == '\n' ||
+                           batch.text[end - 1] == '\r' || batch.text[end - 1] == '\t')) {
+      --end;
+    }
+    std::string text = batch.text.substr(start, end - start);
+    int64_t at = batch.json_offset + static_cast<int64_t>(start) - 1;
+    std::string error = ParseOne(text, at);
+    if (error.empty()) return;
+    if (RepairJsonStrings(text)) {
+      std::string again = ParseOne(text, at);
+      if (again.empty()) {
+        builder_.stats().Add(StatId::invalid_strings);
+        return;
+      }
+      error = again;
+    }
+    Errorf("{}: byte {}{}: malformed trace event: {}", path_, at, where_, error);
+  }
+
+  // Parses one event on its own; returns an error message, empty on success.
+  std::string ParseOne(const std::string& text, int64_t at) {
+    simdjson::padded_string padded(text);
+    try {
+      simdjson::ondemand::document doc = alone_.iterate(padded);
+      simdjson::ondemand::object obj = doc.get_object();
+      ParseEvent(obj, at);
+      return std::string();
+    } catch (const simdjson::simdjson_error& err) {
+      log_.Clear();
+      return simdjson::error_message(err.error());
+    } catch (const BadValue& bad) {
+      log_.Clear();
+      return bad.what;
+    }
+  }
+
+  // The JSON text of a field that should have been a string (kept in `buf`).
+  std::string_view AsText(simdjson::ondemand::value& v, std::optional<json_type> t, std::string& buf) {
+    log_.Add(StatId::wrong_types);
+    buf.clear();
+    if (t == json_type::object || t == json_type::array) {
+      AppendValue(v, t, buf, log_);
+    } else {
+      buf.assign(CheckedScalar(v, log_));
+    }
+    return buf;
+  }
+
   void ParseEvent(simdjson::ondemand::object& obj, int64_t offset) {
     RawEvent e;
-    Stats& stats = builder_.stats();
+    StatLog& log = log_;
     Interner& strings = builder_.strings();
     bool has_ph = false;
+    uint32_t seen = 0;  // known keys already read, to count repeats
+    auto once = [&](uint32_t bit) {
+      if (seen & bit) log.Add(StatId::duplicate_keys);
+      seen |= bit;
+    };
     for (auto field : obj) {
       std::string_view key = field.unescaped_key();
       simdjson::ondemand::value v = field.value();
       switch (key.size()) {
         case 2:
           if (key == "ph") {
-            e.ph = v.get_string();  // valid until the next batch is parsed
+            once(1u << 0);
+            auto t = TypeOf(v);
+            e.ph = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, ph_text_);
             has_ph = true;
             continue;
           }
           if (key == "ts") {
-            e.ts = ReadTime(v, stats);
+            once(1u << 1);
+            e.ts = ReadTime(v, log);
             continue;
           }
           if (key == "id") {
+            once(1u << 2);
             e.has_id = true;
-            e.id = ReadId(v, strings, stats);
+            e.id = ReadId(v, strings, log, scratch_);
             continue;
           }
           if (key == "bp") {
-            std::string_view bp = v.get_string();
-            e.bp_enclosing = bp == "e";
+            once(1u << 3);
+            if (TypeOf(v) == json_type::string) {
+              std::string_view bp = v.get_string();
+              e.bp_enclosing = bp == "e";
+            } else {
+              log.Add(StatId::wrong_types);
+              SkipValue(v, log);
+              e.bp_enclosing = false;
+            }
             continue;
           }
           break;
         case 3:
           if (key == "cat") {
-            if (v.is_null()) continue;
-            e.cat = v.get_string();
+            once(1u << 4);
+            if (v.is_null()) {
+              e.has_cat = false;
+              continue;
+            }
+            auto t = TypeOf(v);
+            e.cat = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, cat_text_);
             e.has_cat = true;
             continue;
           }
           if (key == "pid") {
-            e.pid = ReadId(v, strings, stats);
+            once(1u << 5);
+            e.pid = ReadId(v, strings, log, scratch_);
             continue;
           }
           if (key == "tid") {
-            e.tid = ReadId(v, strings, stats);
+            once(1u << 6);
+            e.tid = ReadId(v, strings, log, scratch_);
             continue;
           }
           if (key == "dur") {
-            e.dur = ReadTime(v, stats);
+            once(1u << 7);
+            e.dur = ReadTime(v, log);
             continue;
           }
           break;
         case 4:
           if (key == "name") {
-            e.name = v.get_string();
+            once(1u << 8);
+            auto t = TypeOf(v);
+            e.name = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, name_text_);
             continue;
           }
           if (key == "args") {
-            if (v.type() == simdjson::ondemand::json_type::object) {
-              ReadArgs(v.get_object(), e, args_, sig_, stats);
+            once(1u << 9);
+            auto t = TypeOf(v);
+            if (t == json_type::object) {
+              args_reader_.Read(v.get_object(), e, args_, sig_, log);
             } else {
               // Not an object (never seen in real traces): kept as one arg with an empty key.
-              std::string_view raw = TrimRight(v.raw_json_token());
-              if (v.type() == simdjson::ondemand::json_type::array) {
-                simdjson::ondemand::array a = v.get_array();
-                raw = a.raw_json();
-              }
               args_.assign("[");
-              AppendMinified(args_, raw);
+              AppendValue(v, t, args_, log);
               args_.push_back(']');
               sig_.assign(4, '\0');
               e.args = args_;
               e.arg_sig = sig_;
+              e.mask = 0;
+              e.has_meta_sort = false;
+              e.meta_name.clear();
             }
             continue;
           }
           break;
         case 1:
           if (key == "s") {
-            (void)v.raw_json_token();
+            once(1u << 10);
+            SkipValue(v, log);
             continue;
           }
           break;
         default:
           break;
       }
-      // Unknown key: skip its value (still validated by simdjson).
-      stats.Add(StatId::unknown_event_keys);
-      if (v.type() == simdjson::ondemand::json_type::object) {
-        simdjson::ondemand::object o = v.get_object();
-        (void)o.raw_json();
-      } else if (v.type() == simdjson::ondemand::json_type::array) {
-        simdjson::ondemand::array a = v.get_array();
-        (void)a.raw_json();
-      } else {
-        (void)v.raw_json_token();
-      }
+      // Unknown key: skip its value.
+      log.Add(StatId::unknown_event_keys);
+      SkipValue(v, log);
     }
     if (!has_ph) e.ph = std::string_view();
+    // U+0000 (a \u0000 escape) is stored as is; counted because some SQLite functions stop at it.
+    auto has_nul = [](std::string_view t) { return t.find('\0') != std::string_view::npos; };
+    if (has_nul(e.name) || has_nul(e.cat) || has_nul(e.ph)) {
+      log.Add(StatId::nul_characters);
+    }
+    // ts and dur are each within kMaxTimeNs, so their sum cannot overflow; the end must be too.
+    if (e.ts != kNullTs && e.dur != kNullTs && (e.ts + e.dur > kMaxTimeNs || e.ts + e.dur < -kMaxTimeNs)) {
+      e.dur = kNullTs;
+      log.Add(StatId::bad_timestamps);
+    }
     builder_.AddEvent(e, offset);
+    log.CommitTo(builder_.stats());
   }
 
   TraceBuilder& builder_;
   const std::string& path_;
   const char* where_;
   simdjson::ondemand::parser parser_;
-  std::string args_, sig_;
+  simdjson::ondemand::parser alone_;  // for the per-event fallback
+  StatLog log_;
+  ArgsReader args_reader_;
+  std::string args_, sig_, scratch_, ph_text_, cat_text_, name_text_;
 };
 
-// Header values: validated and decoded with the DOM parser.
-HeaderInfo ReadHeader(const SplitResult& split, const std::string& path) {
+// Header values: validated and minified (iteratively: no depth limit), strings repaired, repeated
+// keys resolved (the last wins); the few keys tracesql reads are then decoded with the DOM parser.
+HeaderInfo ReadHeader(const SplitResult& split, const std::string& path, Stats& stats) {
   HeaderInfo h;
   simdjson::dom::parser parser;
   std::string meta = "{";
   bool first = true;
-  for (const auto& [key, raw] : split.header) {
-    simdjson::dom::element el;
-    auto err = parser.parse(raw).get(el);
-    if (err) Errorf("{}: malformed JSON in top-level key \"{}\": {}", path, key, simdjson::error_message(err));
+  const auto& header = split.header;
+  std::unordered_map<std::string_view, size_t> last;  // key -> index of its last occurrence
+  for (size_t i = 0; i < header.size(); ++i) last[header[i].first] = i;
+  for (size_t i = 0; i < header.size(); ++i) {
+    const std::string& key = header[i].first;  // raw (escaped) text between the quotes
+    if (last[key] != i) {
+      stats.Add(StatId::duplicate_keys);
+      continue;
+    }
+    std::string key_json = "\"" + key + "\"";
+    std::string raw = header[i].second;
+    bool repaired = RepairJsonStrings(key_json);
+    repaired = RepairJsonStrings(raw) || repaired;
+    std::string value;
+    int64_t non_finite = 0;
+    std::string checked_key;
+    if (!MinifyJsonValue(checked_key, key_json, nullptr)) Errorf("{}: malformed JSON in a top-level key: {}", path, key_json);
+    size_t depth = 0;
+    if (!MinifyJsonValue(value, raw, &non_finite, &depth)) {
+      Errorf("{}: malformed JSON in top-level key {}: {}", path, key_json, raw.substr(0, 60));
+    }
+    if (ClampDepth(value, 0, depth)) stats.Add(StatId::too_deep_values);
+    if (repaired) stats.Add(StatId::invalid_strings);
+    if (non_finite) stats.Add(StatId::non_finite_numbers, non_finite);
     if (!first) meta.push_back(',');
     first = false;
-    AppendJsonString(meta, key);
+    meta += checked_key;
     meta.push_back(':');
-    AppendMinified(meta, raw);
+    meta += value;
     if (key == "baseTimeNanoseconds") {
-      std::string_view tok = TrimRight(raw);
-      if (auto v = ParseInt64(tok)) {
+      // An integer, or an integer written as a string; anything else is not a usable time base.
+      std::string_view text = value;
+      if (text.size() >= 2 && text.front() == '"') text = text.substr(1, text.size() - 2);
+      std::optional<int64_t> v = ParseInt64(text);
+      if (v && *v >= 0 && *v <= kMaxTimeNs) {
         h.has_base = true;
         h.base_time_ns = *v;
-      } else if (el.is_string()) {
-        if (auto v2 = ParseInt64(el.get_string().value())) {
-          h.has_base = true;
-          h.base_time_ns = *v2;
-        }
+      } else {
+        stats.Add(StatId::bad_timestamps);
       }
-    } else if (key == "distributedInfo" && el.is_object()) {
+      continue;
+    }
+    if (key != "distributedInfo" && key != "deviceProperties") continue;
+    simdjson::dom::element el;
+    if (parser.parse(value).get(el)) continue;  // e.g. nested beyond the DOM parser's depth: not decoded
+    if (key == "distributedInfo" && el.is_object()) {
       int64_t v;
       if (!el["rank"].get_int64().get(v)) {
         h.has_rank = true;
@@ -466,10 +785,14 @@ class TempDbGuard {
   bool released_ = false;
 };
 
+// Installs OnSignal for SIGINT and SIGTERM (without SA_RESTART, so a blocking read is interrupted)
+// and tells it which temporary file a second signal must remove.
 struct SignalGuard {
   struct sigaction old_int {}, old_term {};
-  SignalGuard() {
+  explicit SignalGuard(const std::string& temp_path) {
     g_interrupted.store(false);
+    g_kicking.store(false);
+    if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
     struct sigaction sa {};
     sa.sa_handler = OnSignal;
     sigemptyset(&sa.sa_mask);
@@ -479,8 +802,55 @@ struct SignalGuard {
   ~SignalGuard() {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    g_temp_path[0] = '\0';
   }
 };
+
+// Joins the reader thread. When interrupted, the reader may be blocked reading a pipe that never
+// delivers more data: it is sent SIGINT until its read fails with EINTR and it returns.
+void JoinReader(std::thread& reader, const std::atomic<bool>& done) {
+  if (g_interrupted.load()) {
+    g_kicking.store(true);
+    while (!done.load()) {
+      pthread_kill(reader.native_handle(), SIGINT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    g_kicking.store(false);
+  }
+  reader.join();
+}
+
+// fsync()s a file or directory; false on failure.
+bool SyncPath(const std::string& path, bool directory) {
+  int fd = open(path.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0) | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = fsync(fd) == 0;
+  close(fd);
+  return ok;
+}
+
+// Moves the finished temporary database to its name. Without --force this never replaces a file:
+// if another import created the database meanwhile, this one fails (renameat2 RENAME_NOREPLACE,
+// or link + unlink where the file system lacks it). With --force the rename atomically replaces
+// the target, so readers see the old database or the new one, never a mix.
+void MoveIntoPlace(const std::string& tmp, const std::string& db_path, bool force) {
+  if (!force) {
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, db_path.c_str(), RENAME_NOREPLACE) == 0) return;
+    if (errno == EEXIST) Errorf("{}: database already exists (created by another import meanwhile; use --force to replace it)", db_path);
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+      Errorf("{}: cannot move the finished database into place: {}", db_path, std::strerror(errno));
+    }
+    if (link(tmp.c_str(), db_path.c_str()) == 0) {
+      unlink(tmp.c_str());
+      return;
+    }
+    if (errno == EEXIST) Errorf("{}: database already exists (created by another import meanwhile; use --force to replace it)", db_path);
+    // Neither is supported (e.g. some network or FUSE file systems): fall back to rename.
+  }
+  if (std::rename(tmp.c_str(), db_path.c_str()) != 0) {
+    Errorf("{}: cannot move the finished database into place: {}", db_path, std::strerror(errno));
+  }
+}
 
 }  // namespace
 
@@ -502,13 +872,15 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   }
   if (access(dir.c_str(), W_OK) != 0) Errorf("{}: cannot create database: directory {} is not writable", db_path, dir.string());
   // Fail early on unreadable inputs, before any work.
-  for (const auto& t : traces) InputStream probe(t);
+  for (const auto& t : traces) InputStream::CheckReadable(t);
 
   std::string tmp = (dir / fmt::format(".{}.tmp-{}", out.filename().string(), getpid())).string();
   fs::remove(tmp, ec);
   TempDbGuard guard(tmp);
-  SignalGuard signals;
+  SignalGuard signals(tmp);
   Db db = Db::Open(tmp, /*create=*/true);
+  // Lets Ctrl-C stop a long statement (an index over millions of rows) with SQLITE_INTERRUPT.
+  sqlite3_progress_handler(db.get(), 10000, [](void*) -> int { return g_interrupted.load() ? 1 : 0; }, nullptr);
   db.Exec(
       "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
       " PRAGMA cache_size = -32768; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
@@ -534,6 +906,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       SplitResult split;
       std::exception_ptr reader_error;
       double read_seconds = 0;
+      std::atomic<bool> reader_done{false};
       std::thread reader([&] {
         auto tr = Clock::now();
         try {
@@ -546,6 +919,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         }
         read_seconds = Since(tr);
         queue.Done();
+        reader_done.store(true);
       });
       try {
         Batch batch;
@@ -553,9 +927,10 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
           CheckInterrupted();
           parser.ParseBatch(batch);
         }
+        CheckInterrupted();
       } catch (...) {
         queue.Cancel();
-        reader.join();
+        JoinReader(reader, reader_done);
         progress.Clear();
         throw;
       }
@@ -565,10 +940,13 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       summary.stages.read_split += read_seconds;
       summary.stages.parse += Since(tp);
 
+      if (split.events == 0 && split.truncated) {
+        Errorf("{}: byte {}: file ends before the first complete trace event", path, split.truncated_at);
+      }
       if (!split.saw_trace_events) Errorf("{}: no traceEvents array in the JSON object", path);
       if (split.events == 0) {
-        if (split.truncated) Errorf("{}: byte {}: file ends before the first complete trace event", path, split.truncated_at);
-        Errorf("{}: no trace events (traceEvents is empty)", path);
+        Errorf("{}: no trace events (traceEvents {})", path,
+               split.non_object_events + split.oversized_items > 0 ? "holds no usable event objects" : "is empty");
       }
       if (split.truncated) {
         std::string msg = fmt::format("{}: byte {}{}: file is truncated inside the {}; imported the {} complete events before it",
@@ -578,7 +956,9 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         warn("warning: " + msg);
         builder.stats().Set(StatId::truncated_at_byte, split.truncated_at);
       }
-      HeaderInfo header = ReadHeader(split, path);
+      if (split.non_object_events) builder.stats().Add(StatId::non_object_events, split.non_object_events);
+      if (split.oversized_items) builder.stats().Add(StatId::oversized_items, split.oversized_items);
+      HeaderInfo header = ReadHeader(split, path, builder.stats());
 
       auto tb = Clock::now();
       builder.Finish();
@@ -615,18 +995,23 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     db.Exec("COMMIT");
     db.Exec("PRAGMA journal_mode = DELETE");
     db.Close();
+    // The data reaches the disk before the file gets its final name (a crash or power loss leaves
+    // the old database or the new one, never a partial one under the name).
+    if (!SyncPath(tmp, /*directory=*/false)) Errorf("{}: cannot write database: {}", db_path, std::strerror(errno));
+    CheckInterrupted();
   } catch (const Error& e) {
     db.Close();
+    if (g_interrupted.load()) Errorf("{}: interrupted; no database written", db_path);
     std::string msg = e.what();
-    for (const char* io : {"database or disk is full", "disk I/O error"}) {
+    // SQLite's and the spill file's out-of-space errors name the database being written.
+    for (const char* io : {"database or disk is full", "disk I/O error", "No space left on device", "Disk quota exceeded"}) {
       if (msg.find(io) != std::string::npos) Errorf("{}: cannot write database: {}", db_path, io);
     }
     throw;
   }
-  if (std::rename(tmp.c_str(), db_path.c_str()) != 0) {
-    Errorf("{}: cannot move the finished database into place: {}", db_path, std::strerror(errno));
-  }
+  MoveIntoPlace(tmp, db_path, options.force);
   guard.Release();
+  SyncPath(dir.string(), /*directory=*/true);
   summary.seconds = Since(t0);
   return summary;
 }

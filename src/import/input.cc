@@ -16,18 +16,31 @@ InputStream::InputStream(const std::string& path) : path_(path) {
   file_ = std::fopen(path.c_str(), "rb");
   if (!file_) Errorf("{}: cannot read trace: {}", path, std::strerror(errno));
   file_size_ = static_cast<int64_t>(st.st_size);
-  inbuf_.resize(1 << 20);
   char magic[2];
   size_t n = ReadRaw(magic, 2);
   head_.assign(magic, n);
   if (n == 2 && static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b) {
     gzip_ = true;
+    inbuf_.resize(1 << 20);
     if (inflateInit2(&zs_, 15 + 32) != Z_OK) Errorf("{}: cannot start gzip decoder", path);
     zs_init_ = true;
     std::memcpy(inbuf_.data(), magic, 2);
     zs_.next_in = reinterpret_cast<Bytef*>(inbuf_.data());
     zs_.avail_in = 2;
     head_.clear();
+  }
+}
+
+void InputStream::CheckReadable(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) Errorf("{}: cannot read trace: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) Errorf("{}: cannot read trace: is a directory", path);
+  // Only regular files are opened here: opening a pipe or FIFO (`<(zcat t.json.gz)`) could block or
+  // consume its data.
+  if (S_ISREG(st.st_mode)) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) Errorf("{}: cannot read trace: {}", path, std::strerror(errno));
+    std::fclose(f);
   }
 }
 

@@ -16,6 +16,9 @@ class InputStream {
   // Opens the file; throws tracesql::Error naming the file when it cannot be read.
   explicit InputStream(const std::string& path);
   ~InputStream();
+  // Throws the error the constructor would (missing file, directory, no permission) without reading
+  // anything: a pipe or FIFO is only stat()ed, so its data is left for the real read.
+  static void CheckReadable(const std::string& path);
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
 

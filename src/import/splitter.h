@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,11 +33,16 @@ struct SplitResult {
   bool truncated = false;
   int64_t truncated_at = -1;  // JSON offset of the first incomplete item
   std::string truncated_what;
+  int64_t non_object_events = 0;  // traceEvents elements that are not objects (skipped)
+  int64_t oversized_items = 0;    // events or top-level values over kMaxItemBytes (skipped)
 };
 
 class Splitter {
  public:
   static constexpr size_t kChunk = 4 << 20;
+  // An event or top-level value larger than this is skipped as it streams by (never buffered
+  // whole), so memory stays bounded whatever the file holds. Real events are under 64 KiB.
+  static constexpr size_t kMaxItemBytes = 64 << 20;
 
   // Reads all of `in`, calling on_batch for every batch, and on_progress(file bytes read) from time
   // to time. Throws tracesql::Error (naming the file and JSON byte offset) on malformed structure.
@@ -49,6 +55,29 @@ class Splitter {
 inline constexpr size_t kNeedMore = static_cast<size_t>(-1);
 size_t ScanString(const char* buf, size_t i, size_t n);  // buf[i] is the opening quote
 size_t ScanValue(const char* buf, size_t i, size_t n);   // any JSON value
+
+// JSON text helpers shared by the splitter and the event parser.
+enum class ScalarKind {
+  kInteger,    // a JSON number without fraction or exponent
+  kNumber,     // any other JSON number
+  kLiteral,    // true, false, null
+  kNonFinite,  // NaN, Infinity, inf, nan, -inf... (not JSON; written by Python's json and older Kineto)
+  kInvalid,    // anything else
+};
+// Classifies one scalar token (no surrounding whitespace).
+ScalarKind ClassifyScalar(std::string_view tok);
+// True for [+-]?(nan|inf|infinity), any case.
+bool IsNonFiniteLiteral(std::string_view tok);
+// Appends the JSON value `in` minified to `out`, checking that it is one complete, valid JSON value
+// (strings must already be valid UTF-8). Non-finite literals become JSON strings of their text and
+// are counted in *non_finite; *max_depth (when given) is raised to the deepest nesting seen (0 for a
+// scalar). Iterative, so nesting depth is bounded only by memory. Returns false (with `out` partly
+// appended) when `in` is not valid JSON.
+bool MinifyJsonValue(std::string& out, std::string_view in, int64_t* non_finite, size_t* max_depth = nullptr);
+// Repairs the strings of a JSON text in place: invalid UTF-8 bytes become U+FFFD, raw control
+// characters become \u00XX escapes, unpaired UTF-16 surrogate escapes become \ufffd. Returns true
+// when something was changed.
+bool RepairJsonStrings(std::string& text);
 
 }  // namespace tracesql
 

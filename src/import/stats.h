@@ -13,7 +13,7 @@ namespace tracesql {
   F(unknown_phases, "warning", "events with a ph other than X, i, I, B, E, C, M, s, t, f (stored as events)")      \
   F(missing_phase, "warning", "events without a ph (stored with ph '?')")                                          \
   F(big_integers, "info", "integers beyond int64 (stored as text of their exact digits)")                          \
-  F(bad_timestamps, "warning", "ts or dur values that are not numbers in range (stored as NULL)")                  \
+  F(bad_timestamps, "warning", "ts or dur values that are not numbers, or times (ts, ts + dur, baseTimeNanoseconds) beyond +-2^62 ns, about 146 years (stored as NULL; such a baseTimeNanoseconds is ignored)") \
   F(events_without_ts, "warning", "timed events without a ts (stored with ts NULL, not nested)")                   \
   F(slices_without_dur, "warning", "X events without dur (stored with dur NULL)")                                  \
   F(negative_durations, "warning", "slices with a negative dur (stored, not nested)")                              \
@@ -27,6 +27,14 @@ namespace tracesql {
   F(flow_ends_without_start, "info", "flow ends whose (cat, id) has no start (e.g. runtime calls without GPU work)") \
   F(flows_without_id, "warning", "flow events without an id (skipped)")                                            \
   F(unknown_event_keys, "info", "event keys other than ph, cat, name, pid, tid, ts, dur, id, bp, s, args (ignored)") \
+  F(non_object_events, "warning", "traceEvents elements that are not JSON objects (skipped)")                     \
+  F(oversized_items, "warning", "events or top-level values larger than 64 MiB (skipped as they stream by, never held in memory)") \
+  F(non_finite_numbers, "warning", "NaN / Infinity / inf literals, which are not JSON (args and metadata: stored as JSON strings of their text; ts/dur: NULL; pid/tid/id: text)") \
+  F(invalid_strings, "warning", "events or top-level values whose strings held invalid UTF-8, raw control characters or unpaired surrogate escapes (stored repaired: U+FFFD, \\u00XX)") \
+  F(nul_characters, "info", "events whose name, cat or ph holds U+0000 (a \\u0000 escape; stored as is, but some SQLite functions and tools stop at it)") \
+  F(too_deep_values, "warning", "args or top-level values nested deeper than 256 levels (stored as a JSON string of their text, which SQLite's JSON functions can read)") \
+  F(duplicate_keys, "warning", "keys repeated within one event, one args object or the top-level object (the last value wins)") \
+  F(wrong_types, "warning", "event fields of an unexpected JSON type: ph, cat or name not a string (stored as their JSON text), bp not a string (ignored)") \
   F(truncated_at_byte, "warning", "the file ends early: byte offset (in the JSON) of the first incomplete item; every complete event before it was imported")
 
 enum class StatId {

@@ -91,9 +91,18 @@ TEST_CASE("Splitter: truncated file keeps complete events", "[splitter]") {
 TEST_CASE("Splitter: malformed input names the byte offset", "[splitter]") {
   CHECK_THROWS_WITH(Split("hello"), Catch::Contains("byte 0") && Catch::Contains("not a JSON trace"));
   CHECK_THROWS_WITH(Split(""), Catch::Contains("empty file"));
-  CHECK_THROWS_WITH(Split(R"({"traceEvents": [1, 2]})"), Catch::Contains("byte 17") && Catch::Contains("expected '{'"));
+  CHECK_THROWS_WITH(Split(R"({"traceEvents": [1, x]})"), Catch::Contains("byte 20") && Catch::Contains("expected '{'"));
   CHECK_THROWS_WITH(Split(R"({"traceEvents": []} x)"), Catch::Contains("unexpected data"));
   CHECK_THROWS_WITH(Split(R"({"traceEvents": {}})"), Catch::Contains("not an array"));
+}
+
+TEST_CASE("Splitter: elements that are not objects are skipped and counted", "[splitter]") {
+  std::vector<std::string> evs;
+  auto r = Split(R"({"traceEvents": [1, {"ph":"X"}, "s", [1, {"a": 2}], null, {"ph":"i"}, -1.5e3, NaN]})", &evs);
+  CHECK(r.events == 2);
+  CHECK(r.non_object_events == 6);
+  REQUIRE(evs.size() == 2);
+  CHECK(evs[1] == R"({"ph":"i"})");
 }
 
 TEST_CASE("Splitter: events larger than one read chunk", "[splitter]") {
