@@ -28,3 +28,9 @@ add_test(NAME reliability.faults
                  --events ${tq_fault_events})
 add_test(NAME reliability.concurrency COMMAND ${Python3_EXECUTABLE} ${TQ_REL_DIR}/concurrency.py $<TARGET_FILE:tracesql>)
 set_tests_properties(reliability.truncation reliability.faults reliability.concurrency PROPERTIES TIMEOUT 900)
+
+# Untrusted databases: crafted .db files (unknown functions, triggers, load_extension, a future
+# schema version, a corrupt page) give errors, never crashes, and run nothing.
+add_test(NAME reliability.untrusted_db
+         COMMAND ${Python3_EXECUTABLE} ${TQ_REL_DIR}/untrusted_db.py $<TARGET_FILE:tracesql>
+                 ${PROJECT_SOURCE_DIR}/samples/tracelens_h100_bert_small_infer.json.gz)
