@@ -19,14 +19,8 @@
 -- when it holds communication.
 -- Method: a sweep line over op starts/ends (+1/-1 per class) and window opens/closes (+/-(N+1) for
 -- step N), with running sums at each distinct time.
-WITH names AS (                       -- class of each distinct GPU op (name, kind), from the rules
-  SELECT n.name, n.kind,
-         coalesce((SELECT r.class FROM kernel_class_rules AS r
-                    WHERE (r.kind IS NULL OR r.kind = n.kind)
-                      AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
-                    ORDER BY r.priority DESC, r.id LIMIT 1), 'other') AS class
-  FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n
+WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
+  SELECT name, kind, class FROM gpu_op_classes
 ),
 ops AS (                              -- compute (comp = 1) and communication (comp = 0) intervals
   SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,

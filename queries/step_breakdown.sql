@@ -17,14 +17,8 @@
 -- These overlap one another (a comm kernel is a kernel); only busy + idle add up to the window.
 -- Also: cpu_ts / cpu_dur (the ProfilerStep annotation itself), gpu_ops (GPU ops launched inside the
 -- step, wherever they ran). A trace without ProfilerStep annotations gives no rows.
-WITH names AS (                       -- class of each distinct GPU op (name, kind), from the rules
-  SELECT n.name, n.kind,
-         coalesce((SELECT r.class FROM kernel_class_rules AS r
-                    WHERE (r.kind IS NULL OR r.kind = n.kind)
-                      AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
-                    ORDER BY r.priority DESC, r.id LIMIT 1), 'other') AS class
-  FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n
+WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
+  SELECT name, kind, class FROM gpu_op_classes
 ),
 ops AS (
   SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,

@@ -21,14 +21,8 @@
 -- integer-microsecond times and drops the last ProfilerStep.
 -- Method: a sweep line. Each op adds +1 to its bucket's counter at its start and -1 at its end; the
 -- running sums at each distinct time give the state until the next time.
-WITH names AS (                       -- class of each distinct GPU op (name, kind), from the rules
-  SELECT n.name, n.kind,
-         coalesce((SELECT r.class FROM kernel_class_rules AS r
-                    WHERE (r.kind IS NULL OR r.kind = n.kind)
-                      AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
-                    ORDER BY r.priority DESC, r.id LIMIT 1), 'other') AS class
-  FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n
+WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
+  SELECT name, kind, class FROM gpu_op_classes
 ),
 ops AS (                              -- intervals with their bucket: 1 compute, 2 comm, 3 memory, 4 other
   SELECT o.trace_id,
