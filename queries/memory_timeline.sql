@@ -19,33 +19,10 @@
 -- op_name: the innermost CPU op running when the event (per bucket: the one reaching
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
 WITH
--- The allocator events: the same rows and values as the memory_events view, read directly from
--- events with one lookup of the key positions per args shape (the view looks each key up per
--- event, which costs about 3x more on large traces).
-mkeys AS (
-  SELECT
-    shape_id,
-    max(CASE WHEN key = 'Bytes' THEN path END) AS p_bytes,
-    max(CASE WHEN key = 'Total Allocated' THEN path END) AS p_alloc,
-    max(CASE WHEN key = 'Total Reserved' THEN path END) AS p_res,
-    max(CASE WHEN key = 'Device Type' THEN path END) AS p_type,
-    max(CASE WHEN key = 'Device Id' THEN path END) AS p_id
-  FROM arg_keys
-  WHERE key IN ('Bytes', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
-  GROUP BY shape_id
-),
-mem AS MATERIALIZED (
-  SELECT
-    e.id, e.trace_id, e.ts, e.cpu_op_id, e.step,
-    e.arg_values ->> k.p_bytes AS bytes,
-    e.arg_values ->> k.p_alloc AS total_allocated,
-    e.arg_values ->> k.p_res AS total_reserved,
-    e.arg_values ->> k.p_type AS device_type,
-    e.arg_values ->> k.p_id AS device_id
-  FROM events AS e
-  LEFT JOIN mkeys AS k ON k.shape_id = e.arg_shape_id
-  WHERE e.name = '[memory]' AND e.ph IN ('i', 'I')
-    AND (:trace_id IS NULL OR e.trace_id = :trace_id)
+mem AS MATERIALIZED (                  -- the allocator events (view memory_events)
+  SELECT id, trace_id, ts, cpu_op_id, step, bytes, total_allocated, total_reserved, device_type, device_id
+  FROM memory_events
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
 -- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
 alloc AS MATERIALIZED (

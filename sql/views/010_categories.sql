@@ -49,13 +49,29 @@ FROM events AS e WHERE e.cat = 'python_function';
 
 -- Allocator events ([memory] instants, cat cpu_instant_event or, in 2021 traces, no cat).
 -- bytes is negative for frees. device_type 0 = CPU, 1 = CUDA (6 seen on ROCm); device_id -1 = CPU.
+-- The key positions are looked up once per args shape, not once per event and column.
 CREATE VIEW memory_events AS
+WITH mkeys AS (
+  SELECT
+    shape_id,
+    max(CASE WHEN key = 'Bytes' THEN path END) AS p_bytes,
+    max(CASE WHEN key = 'Addr' THEN path END) AS p_addr,
+    max(CASE WHEN key = 'Total Allocated' THEN path END) AS p_alloc,
+    max(CASE WHEN key = 'Total Reserved' THEN path END) AS p_res,
+    max(CASE WHEN key = 'Device Type' THEN path END) AS p_type,
+    max(CASE WHEN key = 'Device Id' THEN path END) AS p_id
+  FROM arg_keys
+  WHERE key IN ('Bytes', 'Addr', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
+  GROUP BY shape_id
+)
 SELECT
   e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ts, e.parent_id, e.cpu_op_id, e.step,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Bytes') AS bytes,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Addr') AS addr,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Total Allocated') AS total_allocated,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Total Reserved') AS total_reserved,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Device Type') AS device_type,
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Device Id') AS device_id
-FROM events AS e WHERE e.name = '[memory]' AND e.ph IN ('i', 'I');
+  e.arg_values ->> k.p_bytes AS bytes,
+  e.arg_values ->> k.p_addr AS addr,
+  e.arg_values ->> k.p_alloc AS total_allocated,
+  e.arg_values ->> k.p_res AS total_reserved,
+  e.arg_values ->> k.p_type AS device_type,
+  e.arg_values ->> k.p_id AS device_id
+FROM events AS e
+LEFT JOIN mkeys AS k ON k.shape_id = e.arg_shape_id
+WHERE e.name = '[memory]' AND e.ph IN ('i', 'I');

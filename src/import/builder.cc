@@ -58,32 +58,6 @@ uint32_t ArgShapes::Concat(uint32_t a, uint32_t b) {
   return Intern(sig);
 }
 
-void AppendMinified(std::string& out, std::string_view json) {
-  size_t i = 0, n = json.size();
-  while (i < n) {
-    char c = json[i];
-    if (c == '"') {
-      size_t start = i++;
-      while (i < n) {
-        if (json[i] == '\\') {
-          i += 2;
-        } else if (json[i] == '"') {
-          ++i;
-          break;
-        } else {
-          ++i;
-        }
-      }
-      out.append(json.data() + start, std::min(i, n) - start);
-    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      ++i;
-    } else {
-      out.push_back(c);
-      ++i;
-    }
-  }
-}
-
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
   for (char c : s) {
@@ -348,7 +322,8 @@ void TraceBuilder::AssignSteps() {
   size_t n = events_.size();
   step_.assign(n, kNullTs);
   constexpr std::string_view kPrefix = "ProfilerStep#";
-  auto cls = [&](const EventRec& e) { return e.cat == 0 ? kClassOther : ClassifyCat(strings_.Get(e.cat)); };
+  // Every category was classified (and cached) when its first event was added.
+  auto cls = [&](const EventRec& e) { return e.cat == 0 ? kClassOther : cat_class_[e.cat]; };
   for (uint32_t i = 0; i < n; ++i) {
     const EventRec& e = events_[i];
     if (e.ts == kNullTs || e.dur == kNullTs || e.dur < 0 || cls(e) != kClassCpu) continue;

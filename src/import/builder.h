@@ -255,7 +255,6 @@ class TraceBuilder {
 };
 
 // JSON helpers shared by the importer.
-void AppendMinified(std::string& out, std::string_view json);
 void AppendJsonString(std::string& out, std::string_view s);
 
 }  // namespace tracesql
