@@ -2,7 +2,8 @@
 -- Flow points (s/t/f) go to flows, metadata (M) to processes/threads.
 
 CREATE TABLE events (
-  id INTEGER PRIMARY KEY,     -- 1.. in file order, continuing across traces
+  id INTEGER PRIMARY KEY,     -- 1.., continuing across traces; within a trace grouped by kind (see
+                              -- event_ranges), in file order within a kind
   trace_id INTEGER NOT NULL REFERENCES traces(id),
   thread_id INTEGER NOT NULL REFERENCES threads(id),
   pid,                        -- as in the file, normalised like threads.pid
@@ -69,3 +70,20 @@ SELECT
   ) AS args                   -- JSON object text
 FROM events AS e
 WHERE e.arg_shape_id IS NOT NULL;
+
+-- event_ranges: where each kind of event lies in events. The importer writes a trace's events grouped
+-- by kind (in file order within a kind), so each kind is one contiguous id range per trace and the
+-- category views read only their ranges instead of scanning every event. The kinds partition the
+-- events: '[memory]' instants are 'memory' whatever their cat; the ProfilerStep#N that 2020-21
+-- traces write as Operator are 'other'.
+CREATE TABLE event_ranges (
+  kind TEXT NOT NULL,         -- 'cpu_op' (cpu_op, Operator), 'runtime' (cuda_runtime, cuda_driver, Runtime,
+                              -- mtia_runtime), 'python_function', 'user_annotation', 'kernel' (kernel,
+                              -- Kernel), 'memcpy' (gpu_memcpy, Memcpy), 'memset' (gpu_memset, Memset),
+                              -- 'gpu_user_annotation', 'memory' ([memory] instants), 'other' (the rest)
+  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  first_id INTEGER NOT NULL,  -- events.id of the first event of this kind in this trace
+  last_id INTEGER NOT NULL,   -- events.id of the last one (inclusive)
+  event_count INTEGER NOT NULL, -- last_id - first_id + 1
+  PRIMARY KEY (kind, trace_id)
+) WITHOUT ROWID;

@@ -1,20 +1,24 @@
 -- Category views: one name per kind of event, whatever generation of the format wrote it.
 -- Legacy 2020-22 categories are folded in here; events.cat keeps what the file said.
+-- Each view reads only the id ranges of its kinds (event_ranges), not every event; the conditions on
+-- cat and name state the definition (they hold for every event in those ranges).
 
 -- CPU operators: ATen ops, autograd nodes, record_param_comms, Triton launches (cpu_op; 2020-21 Operator,
 -- except the ProfilerStep#N annotations those traces also write as Operator: they are in steps).
 CREATE VIEW cpu_ops AS
-SELECT * FROM events
-WHERE cat = 'cpu_op' OR (cat = 'Operator' AND name NOT LIKE 'ProfilerStep#%');
+SELECT e.* FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind = 'cpu_op' AND (e.cat = 'cpu_op' OR (e.cat = 'Operator' AND e.name NOT LIKE 'ProfilerStep#%'));
 
 -- Host runtime calls: CUDA runtime and driver (cudaLaunchKernel, cuLaunchKernelEx, ...), HIP calls on ROCm
 -- (which Kineto writes as cuda_runtime), 2020-22 Runtime, and MTIA's mtia_runtime.
 CREATE VIEW runtime_calls AS
-SELECT * FROM events WHERE cat IN ('cuda_runtime', 'cuda_driver', 'Runtime', 'mtia_runtime');
+SELECT e.* FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind = 'runtime' AND e.cat IN ('cuda_runtime', 'cuda_driver', 'Runtime', 'mtia_runtime');
 
 -- GPU kernels (kernel; 2020-22 Kernel).
 CREATE VIEW kernels AS
-SELECT * FROM events WHERE cat IN ('kernel', 'Kernel');
+SELECT e.* FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind = 'kernel' AND e.cat IN ('kernel', 'Kernel');
 
 -- Everything a GPU executes: kernels, memcpys and memsets, with kind = 'kernel' | 'memcpy' | 'memset'.
 -- device falls back to the pid of the GPU track when the args lack it.
@@ -28,14 +32,16 @@ SELECT
   coalesce(e.device, CASE WHEN typeof(e.pid) = 'integer' THEN e.pid END) AS device,
   coalesce(e.stream, CASE WHEN typeof(e.tid) = 'integer' THEN e.tid END) AS stream,
   e.correlation, e.external_id, e.step, e.arg_shape_id, e.arg_values
-FROM events AS e
-WHERE e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset');
+FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind IN ('kernel', 'memcpy', 'memset')
+  AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset');
 
 -- User annotations: record_function ranges on the host (user_annotation) and their GPU-side projections
 -- (gpu_user_annotation, widened by 1 ns on each side by Kineto). side = 'cpu' | 'gpu'.
 CREATE VIEW annotations AS
 SELECT e.*, CASE WHEN e.cat = 'gpu_user_annotation' THEN 'gpu' ELSE 'cpu' END AS side
-FROM events AS e WHERE e.cat IN ('user_annotation', 'gpu_user_annotation');
+FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind IN ('user_annotation', 'gpu_user_annotation') AND e.cat IN ('user_annotation', 'gpu_user_annotation');
 
 -- Python frames recorded with with_stack (python_function), with their ids as columns.
 CREATE VIEW python_frames AS
@@ -45,7 +51,8 @@ SELECT
   e.python_parent_id,         -- args 'Python parent id' (NULL at the root frame)
   (SELECT e.arg_values ->> k.path FROM arg_keys AS k
     WHERE k.shape_id = e.arg_shape_id AND k.key = 'Python module id') AS module_id  -- nn.Module frames only
-FROM events AS e WHERE e.cat = 'python_function';
+FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+WHERE r.kind = 'python_function' AND e.cat = 'python_function';
 
 -- Allocator events ([memory] instants, cat cpu_instant_event or, in 2021 traces, no cat).
 -- bytes is negative for frees. device_type 0 = CPU, 1 = CUDA (6 seen on ROCm); device_id -1 = CPU.
@@ -72,6 +79,7 @@ SELECT
   e.arg_values ->> k.p_res AS total_reserved,
   e.arg_values ->> k.p_type AS device_type,
   e.arg_values ->> k.p_id AS device_id
-FROM events AS e
+FROM event_ranges AS r
+JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
 LEFT JOIN mkeys AS k ON k.shape_id = e.arg_shape_id
-WHERE e.name = '[memory]' AND e.ph IN ('i', 'I');
+WHERE r.kind = 'memory' AND e.name = '[memory]' AND e.ph IN ('i', 'I');

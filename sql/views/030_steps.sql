@@ -13,9 +13,11 @@ SELECT
   g.gpu_ts,                           -- first start of a GPU op launched in the step
   g.gpu_end_ts,                       -- last end of a GPU op launched in the step
   coalesce(g.gpu_ops, 0) AS gpu_ops   -- number of GPU ops launched in the step
-FROM events AS e
+FROM event_ranges AS r
+JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id  -- host annotations; legacy Operator steps are 'other'
 LEFT JOIN (
   SELECT trace_id, step, min(gpu_ts) AS gpu_ts, max(gpu_ts + gpu_dur) AS gpu_end_ts, count(*) AS gpu_ops
   FROM op_kernels WHERE step IS NOT NULL GROUP BY trace_id, step
 ) AS g ON g.trace_id = e.trace_id AND g.step = e.step
-WHERE e.name LIKE 'ProfilerStep#%' AND e.cat IN ('user_annotation', 'Operator') AND e.step IS NOT NULL;
+WHERE r.kind IN ('user_annotation', 'other')
+  AND e.name LIKE 'ProfilerStep#%' AND e.cat IN ('user_annotation', 'Operator') AND e.step IS NOT NULL;

@@ -115,33 +115,69 @@ std::string IdKey(const IdValue& v) {
 
 TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
                            ArgShapes& shapes)
-    : path_(std::move(path)), strings_(strings), stacks_(stacks), shapes_(shapes) {
-  // An unlinked temporary file next to the database: never visible, gone when closed.
-  std::string tmpl = spill_dir + "/.tracesql-spill-XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) Errorf("{}: cannot create a temporary file: {}", spill_dir, std::strerror(errno));
-  unlink(name.data());
-  spill_ = fdopen(fd, "w+b");
-  if (!spill_) {
-    close(fd);
-    Errorf("{}: cannot open a temporary file: {}", spill_dir, std::strerror(errno));
-  }
-  setvbuf(spill_, nullptr, _IOFBF, 1 << 20);
+    : path_(std::move(path)), strings_(strings), stacks_(stacks), shapes_(shapes), spill_dir_(spill_dir) {
+  SpillFile(kKindCpuOp);  // fail early if the directory cannot take temporary files
 }
 
 TraceBuilder::~TraceBuilder() {
-  if (spill_) std::fclose(spill_);
+  for (FILE* f : spill_) {
+    if (f) std::fclose(f);
+  }
 }
 
-uint64_t TraceBuilder::Spill(std::string_view text) {
-  uint64_t off = spill_size_;
-  if (fwrite_unlocked(text.data(), 1, text.size(), spill_) != text.size()) {
+FILE* TraceBuilder::SpillFile(int file) {
+  if (spill_[file]) return spill_[file];
+  // An unlinked temporary file next to the database: never visible, gone when closed.
+  std::string tmpl = spill_dir_ + "/.tracesql-spill-XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) Errorf("{}: cannot create a temporary file: {}", spill_dir_, std::strerror(errno));
+  unlink(name.data());
+  FILE* f = fdopen(fd, "w+b");
+  if (!f) {
+    close(fd);
+    Errorf("{}: cannot open a temporary file: {}", spill_dir_, std::strerror(errno));
+  }
+  setvbuf(f, nullptr, _IOFBF, 1 << 20);
+  spill_[file] = f;
+  return f;
+}
+
+uint64_t TraceBuilder::Spill(int file, std::string_view text) {
+  FILE* f = SpillFile(file);
+  uint64_t off = spill_size_[file];
+  if (fwrite_unlocked(text.data(), 1, text.size(), f) != text.size()) {
     Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
   }
-  spill_size_ += text.size();
+  spill_size_[file] += text.size();
   return off;
+}
+
+// The kind of an event, from its category (cached per category string) and, for [memory] instants
+// and the ProfilerStep#N that 2020-21 traces write as Operator, its name. Mirrors the category views.
+uint8_t TraceBuilder::KindOf(const EventRec& r, std::string_view name) {
+  std::string_view ph = strings_.Get(r.ph);
+  if (name == "[memory]" && (ph == "i" || ph == "I")) return kKindMemory;
+  if (r.cat == 0) return kKindOther;
+  if (r.cat >= cat_kind_.size()) cat_kind_.resize(strings_.size() + 64, 0);
+  uint8_t& cached = cat_kind_[r.cat];
+  if (cached == 0) {
+    std::string_view cat = strings_.Get(r.cat);
+    uint8_t k = kKindOther;
+    if (cat == "cpu_op" || cat == "Operator") k = kKindCpuOp;
+    else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime" || cat == "mtia_runtime") k = kKindRuntime;
+    else if (cat == "python_function") k = kKindPython;
+    else if (cat == "user_annotation") k = kKindUserAnnotation;
+    else if (cat == "kernel" || cat == "Kernel") k = kKindKernel;
+    else if (cat == "gpu_memcpy" || cat == "Memcpy") k = kKindMemcpy;
+    else if (cat == "gpu_memset" || cat == "Memset") k = kKindMemset;
+    else if (cat == "gpu_user_annotation") k = kKindGpuAnnotation;
+    cached = static_cast<uint8_t>(k + 1);
+  }
+  uint8_t k = static_cast<uint8_t>(cached - 1);
+  if (k == kKindCpuOp && strings_.Get(r.cat) == "Operator" && name.substr(0, 13) == "ProfilerStep#") return kKindOther;
+  return k;
 }
 
 uint32_t TraceBuilder::ProcessFor(const IdValue& pid) {
@@ -237,7 +273,7 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
       EventRec& begin = events_[b];
       if (begin.ts != kNullTs && e.ts != kNullTs) begin.dur = e.ts - begin.ts;
       if (e.args.size() > 2) {
-        uint64_t off = Spill(e.args);
+        uint64_t off = Spill(kEndSpill, e.args);
         end_args_.push_back({b, off, static_cast<uint32_t>(e.args.size()), shapes_.Intern(e.arg_sig)});
       }
       return;
@@ -252,8 +288,10 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   r.name = strings_.Intern(e.name);
   r.cat = e.has_cat ? strings_.InternCached(e.cat, last_cat_) : 0;
   r.ph = strings_.InternCached(ph.empty() ? std::string_view("?") : ph, last_ph_);
+  r.kind = KindOf(r, e.name);
+  ++kind_count_[r.kind];
   if (!e.args.empty()) {
-    r.args_off = Spill(e.args);
+    r.args_off = Spill(r.kind, e.args);
     r.args_len = static_cast<uint32_t>(e.args.size());
     r.shape = shapes_.Intern(e.arg_sig);
   }
@@ -672,30 +710,58 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
     stacks_.written = nodes.size();
   }
-  // Events, with args streamed back from the spill file in order.
+  // Events, grouped by kind (file order within a kind): new_id[i] is the id offset of events_[i].
+  // Args are streamed back from each kind's spill file in order.
+  size_t n_events = events_.size();
+  std::vector<uint32_t> new_id(n_events);
+  std::vector<uint32_t> order(n_events);
   {
-    if (std::fflush(spill_) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
+    std::array<uint32_t, kKindCount + 1> start{};
+    for (int k = 0; k < kKindCount; ++k) start[k + 1] = start[k] + kind_count_[k];
+    for (uint32_t i = 0; i < n_events; ++i) {
+      uint32_t pos = start[events_[i].kind]++;
+      order[pos] = i;
+      new_id[i] = pos + 1;
+    }
+  }
+  auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
+  {
+    for (FILE* f : spill_) {
+      if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
+    }
     std::sort(end_args_.begin(), end_args_.end(), [](const EndArgs& a, const EndArgs& b) { return a.event < b.event; });
-    size_t end_k = 0;
     std::string chunk;
+    int chunk_fd = -1;
     uint64_t chunk_off = 0;  // spill offset of chunk[0]
-    int fd = fileno(spill_);
-    auto read_args = [&](uint64_t off, uint32_t len) -> std::string_view {
-      if (off < chunk_off || off + len > chunk_off + chunk.size()) {
+    auto pread_all = [&](int fd, char* buf, size_t want, uint64_t off) {
+      size_t got = 0;
+      while (got < want) {
+        ssize_t r = pread(fd, buf + got, want - got, static_cast<off_t>(off + got));
+        if (r < 0) Errorf("{}: cannot read temporary data: {}", path_, std::strerror(errno));
+        if (r == 0) break;
+        got += static_cast<size_t>(r);
+      }
+      return got;
+    };
+    auto read_args = [&](int kind, uint64_t off, uint32_t len) -> std::string_view {
+      int fd = fileno(spill_[kind]);
+      if (fd != chunk_fd || off < chunk_off || off + len > chunk_off + chunk.size()) {
         size_t want = std::max<size_t>(len, 4 << 20);
         chunk.resize(want);
-        size_t got = 0;
-        while (got < want) {
-          ssize_t r = pread(fd, chunk.data() + got, want - got, static_cast<off_t>(off + got));
-          if (r < 0) Errorf("{}: cannot read temporary data: {}", path_, std::strerror(errno));
-          if (r == 0) break;
-          got += static_cast<size_t>(r);
-        }
-        chunk.resize(got);
+        chunk.resize(pread_all(fd, chunk.data(), want, off));
+        chunk_fd = fd;
         chunk_off = off;
-        if (got < len) Errorf("{}: temporary data is short", path_);
+        if (chunk.size() < len) Errorf("{}: temporary data is short", path_);
       }
       return std::string_view(chunk).substr(off - chunk_off, len);
+    };
+    std::string end_text;
+    auto read_end_args = [&](const EndArgs& a) -> std::string_view {
+      end_text.resize(a.len);
+      if (pread_all(fileno(spill_[kEndSpill]), end_text.data(), a.len, a.off) < a.len) {
+        Errorf("{}: temporary data is short", path_);
+      }
+      return end_text;
     };
     Stmt s = db.Prepare(
         "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
@@ -703,10 +769,10 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     std::string merged;
-    for (size_t i = 0; i < events_.size(); ++i) {
+    for (uint32_t i : order) {
       const EventRec& e = events_[i];
       const ThreadRec& t = threads_[e.thread];
-      s.BindInt(1, event_base + static_cast<int64_t>(i) + 1);
+      s.BindInt(1, event_base + new_id[i]);
       s.BindInt(2, trace_id);
       s.BindInt(3, thread_base + e.thread + 1);
       BindId(s, 4, t.pid, strings_);
@@ -717,7 +783,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       if (e.ts != kNullTs) s.BindInt(9, e.ts + base); else s.BindNull(9);
       if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
       if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
-      if (parent_[i]) s.BindInt(12, event_base + parent_[i]); else s.BindNull(12);
+      if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
       if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
       uint32_t pk = e.promo;
       for (int k = 0; k < kPromotedCount; ++k) {
@@ -727,39 +793,52 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
           s.BindNull(14 + k);
         }
       }
-      std::string_view args;
-      if (e.args_len) args = read_args(e.args_off, e.args_len);
-      if (end_k < end_args_.size() && end_args_[end_k].event == i) {
+      auto end_it = std::lower_bound(end_args_.begin(), end_args_.end(), i,
+                                     [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
+      if (end_it != end_args_.end() && end_it->event == i) {
         // B/E pair: the E's args are appended to the slice's args.
-        merged.assign(args.empty() ? std::string_view("[]") : args);
+        merged.assign(e.args_len ? read_args(e.kind, e.args_off, e.args_len) : std::string_view("[]"));
         uint32_t shape = e.shape;
-        while (end_k < end_args_.size() && end_args_[end_k].event == i) {
-          std::string extra(read_args(end_args_[end_k].off, end_args_[end_k].len));
+        for (; end_it != end_args_.end() && end_it->event == i; ++end_it) {
+          std::string_view extra = read_end_args(*end_it);
           if (merged.size() > 2) {
             merged.back() = ',';
-            merged.append(extra, 1);
+            merged.append(extra.substr(1));
           } else {
-            merged = extra;
+            merged.assign(extra);
           }
-          shape = shapes_.Concat(shape, end_args_[end_k].shape);
-          ++end_k;
+          shape = shapes_.Concat(shape, end_it->shape);
         }
         s.BindInt(25, shape);
         s.BindTextCopy(26, merged);
       } else if (e.args_len) {
         s.BindInt(25, e.shape);
-        s.BindText(26, args);
+        s.BindText(26, read_args(e.kind, e.args_off, e.args_len));
       } else {
         s.BindNull(25);
         s.BindNull(26);
       }
-      if (op_[i]) s.BindInt(22, event_base + op_[i]); else s.BindNull(22);
-      if (top_op_[i]) s.BindInt(23, event_base + top_op_[i]); else s.BindNull(23);
+      if (op_[i]) s.BindInt(22, id_of(op_[i])); else s.BindNull(22);
+      if (top_op_[i]) s.BindInt(23, id_of(top_op_[i])); else s.BindNull(23);
       if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
       s.Step();
       s.Reset();
     }
     counts.events = static_cast<int64_t>(events_.size());
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO event_ranges (kind, trace_id, first_id, last_id, event_count) VALUES (?,?,?,?,?)");
+    int64_t first = event_base + 1;
+    for (int k = 0; k < kKindCount; ++k) {
+      if (kind_count_[k] == 0) continue;
+      s.BindText(1, kKindNames[k]);
+      s.BindInt(2, trace_id);
+      s.BindInt(3, first);
+      s.BindInt(4, first + kind_count_[k] - 1);
+      s.BindInt(5, kind_count_[k]);
+      s.Run();
+      first += kind_count_[k];
+    }
   }
   {
     Stmt s = db.Prepare("INSERT INTO arg_keys (shape_id, idx, key, path) VALUES (?,?,?,?)");
@@ -792,8 +871,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       BindOptText(s, 2, any.cat, strings_);
       BindOptText(s, 3, any.name, strings_);
       BindId(s, 4, any.id, strings_);
-      if (r.src >= 0) s.BindInt(5, event_base + r.src + 1); else s.BindNull(5);
-      if (r.dst >= 0) s.BindInt(6, event_base + r.dst + 1); else s.BindNull(6);
+      if (r.src >= 0) s.BindInt(5, event_base + new_id[r.src]); else s.BindNull(5);
+      if (r.dst >= 0) s.BindInt(6, event_base + new_id[r.dst]); else s.BindNull(6);
       if (r.src_point >= 0 && flow_points_[r.src_point].ts != kNullTs) s.BindInt(7, flow_points_[r.src_point].ts + base); else s.BindNull(7);
       if (r.dst_point >= 0 && flow_points_[r.dst_point].ts != kNullTs) s.BindInt(8, flow_points_[r.dst_point].ts + base); else s.BindNull(8);
       if (r.src_point >= 0) s.BindInt(9, thread_base + flow_points_[r.src_point].thread + 1); else s.BindNull(9);

@@ -5,6 +5,7 @@
 #ifndef SRC_IMPORT_BUILDER_H_
 #define SRC_IMPORT_BUILDER_H_
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -67,7 +68,19 @@ struct EventRec {
   uint32_t ph = 0;
   uint32_t promo = 0;     // index of the first promoted value in the pool
   uint8_t mask = 0;       // which promoted values are present
+  uint8_t kind = 0;       // EventKind: which id range the event is written to
 };
+
+// Kinds of events. Events are written grouped by kind (in file order within a kind), so each category
+// view reads one rowid range per trace (event_ranges) instead of scanning every event. The order here
+// is the order of the ranges; the names are event_ranges.kind.
+enum EventKind : uint8_t {
+  kKindCpuOp = 0, kKindRuntime, kKindPython, kKindUserAnnotation, kKindKernel, kKindMemcpy, kKindMemset,
+  kKindGpuAnnotation, kKindMemory, kKindOther, kKindCount
+};
+inline constexpr const char* kKindNames[kKindCount] = {
+    "cpu_op", "runtime", "python_function", "user_annotation", "kernel", "memcpy", "memset",
+    "gpu_user_annotation", "memory", "other"};
 
 struct FlowPoint {
   int64_t ts = kNullTs;
@@ -203,7 +216,9 @@ class TraceBuilder {
  private:
   uint32_t ThreadFor(const IdValue& pid, const IdValue& tid);
   uint32_t ProcessFor(const IdValue& pid);
-  uint64_t Spill(std::string_view text);
+  uint64_t Spill(int file, std::string_view text);
+  FILE* SpillFile(int file);
+  uint8_t KindOf(const EventRec& r, std::string_view name);
   void HandleMetadata(RawEvent& e);
   void ComputeNesting();
   void AssignSteps();
@@ -232,10 +247,15 @@ class TraceBuilder {
   uint32_t last_thread_ = UINT32_MAX;
   uint32_t last_ph_ = 0, last_cat_ = 0;
   std::vector<uint8_t> cat_class_;  // by string id: 0 unknown yet, 1 cpu, 2 gpu, 3 other
+  std::vector<uint8_t> cat_kind_;   // by string id: EventKind + 1, 0 unknown yet
+  std::array<uint32_t, kKindCount> kind_count_{};
 
-  // Spill file for args text.
-  FILE* spill_ = nullptr;
-  uint64_t spill_size_ = 0;
+  // Spill files for args text: one per event kind (so that writing kind by kind reads each one
+  // sequentially) and one for the args of E events (kEndSpill), read back one by one.
+  static constexpr int kEndSpill = kKindCount;
+  std::string spill_dir_;
+  std::array<FILE*, kKindCount + 1> spill_{};
+  std::array<uint64_t, kKindCount + 1> spill_size_{};
 
   // Results of Finish().
   std::vector<uint32_t> parent_;  // event index + 1, 0 = none

@@ -429,7 +429,7 @@ def test_safety(ctx):
     con.execute('PRAGMA user_version = 99')
     con.commit()
     con.close()
-    ctx.fails(r'newer\.db: database schema version 99 is newer than this tracesql supports \(1\); upgrade tracesql',
+    ctx.fails(r'newer\.db: database schema version 99 is newer than this tracesql supports \(\d+\); upgrade tracesql',
               'shell', newer, stdin='')
     # Not a database at all, a trace given as a database, a missing file.
     junk = os.path.join(ctx.work, 'junk.db')
