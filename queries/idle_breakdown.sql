@@ -19,16 +19,16 @@
 --   pct_of_span   idle_ns / (last GPU op end - first GPU op start on the device) x 100
 -- Idle is what idle_gaps says: no kernel, memcpy or memset on any stream of the device, inside
 -- [first op start, last op end]; see docs/schema.md.
-WITH gaps AS (
-  SELECT g.trace_id, g.device, g.dur, g.cause, coalesce(h.name, '(none)') AS host_op
+WITH gaps AS (                        -- the gaps in scope (idle_gaps is a small indexed table: read it
+  SELECT g.trace_id, g.device, g.dur, g.cause, g.host_event_id  -- where needed, not materialised)
   FROM idle_gaps AS g
-  LEFT JOIN events AS h ON h.id = g.host_event_id
   WHERE (:trace_id IS NULL OR g.trace_id = :trace_id)
     AND g.dur >= coalesce(:min_dur, 0)
 ),
 span AS (                             -- the device's span, and its idle total (for the shares)
   SELECT s.trace_id, s.device, s.span,
-         (SELECT sum(dur) FROM gaps AS g WHERE g.trace_id = s.trace_id AND g.device IS s.device) AS idle
+         (SELECT sum(g.dur) FROM idle_gaps AS g   -- (trace_id, device, ts) index
+           WHERE g.trace_id = s.trace_id AND g.device IS s.device AND g.dur >= coalesce(:min_dur, 0)) AS idle
   FROM (SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
         FROM op_kernels
         WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
@@ -45,32 +45,44 @@ buckets AS (                          -- [lo, hi), hi NULL for the last (open) b
   UNION ALL
   SELECT coalesce(max(edge), 0), NULL FROM edges
 ),
+base AS MATERIALIZED (                -- one pass over the gaps, grouped finely enough for all three
+  SELECT g.trace_id, g.device, g.cause, g.host_event_id,  -- breakdowns (host op events are integers:
+         CASE WHEN g.dur >= 0                                -- their names are looked up after)
+              THEN coalesce((SELECT max(e.edge) FROM edges AS e WHERE e.edge <= g.dur), 0) END AS lo,
+         count(*) AS gaps, sum(g.dur) AS idle_ns, max(g.dur) AS max_gap_ns
+  FROM gaps AS g
+  GROUP BY 1, 2, 3, 4, 5
+),
+by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its length
+  SELECT trace_id, device, lo, sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
+  FROM base
+  WHERE lo IS NOT NULL
+  GROUP BY 1, 2, 3
+),
 rows AS (
   SELECT trace_id, device, 1 AS dim_order, 'cause' AS dimension, cause AS bucket, 0 AS lo,
-         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns
-  FROM gaps
+         sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
+  FROM base
   WHERE :by IS NULL OR :by = 'cause'
   GROUP BY trace_id, device, cause
   UNION ALL
   SELECT trace_id, device, 2, 'host_op', CASE WHEN rn <= coalesce(:top_ops, 20) THEN host_op ELSE '(other ops)' END, 0,
          sum(gaps), sum(idle_ns), max(max_gap_ns)
-  FROM (SELECT trace_id, device, host_op, count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns,
-               row_number() OVER (PARTITION BY trace_id, device ORDER BY sum(dur) DESC, host_op) AS rn
-        FROM gaps
-        WHERE :by IS NULL OR :by = 'host_op'
+  FROM (SELECT trace_id, device, host_op, sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns,
+               row_number() OVER (PARTITION BY trace_id, device ORDER BY sum(idle_ns) DESC, host_op) AS rn
+        FROM (SELECT b.trace_id, b.device, b.gaps, b.idle_ns, b.max_gap_ns, coalesce(h.name, '(none)') AS host_op
+              FROM base AS b LEFT JOIN events AS h ON h.id = b.host_event_id
+              WHERE :by IS NULL OR :by = 'host_op')
         GROUP BY trace_id, device, host_op)
   GROUP BY trace_id, device, CASE WHEN rn <= coalesce(:top_ops, 20) THEN host_op ELSE '(other ops)' END
   UNION ALL
   SELECT s.trace_id, s.device, 3, 'length',
          '[' || b.lo || ', ' || coalesce(b.hi, 'inf') || ')', b.lo,
-         count(g.dur), coalesce(sum(g.dur), 0), max(g.dur)
+         coalesce(l.gaps, 0), coalesce(l.idle_ns, 0), l.max_gap_ns
   FROM span AS s
   CROSS JOIN buckets AS b
-  LEFT JOIN gaps AS g
-    ON g.trace_id = s.trace_id AND g.device IS s.device
-   AND g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
+  LEFT JOIN by_length AS l ON l.trace_id = s.trace_id AND l.device IS s.device AND l.lo = b.lo
   WHERE :by IS NULL OR :by = 'length'
-  GROUP BY s.trace_id, s.device, b.lo
 )
 SELECT
   r.trace_id,

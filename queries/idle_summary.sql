@@ -3,8 +3,9 @@
 -- param :trace_id NULL — only this trace (traces.id); all traces when NULL
 -- param :min_dur 0 — ignore gaps shorter than this many ns
 WITH span AS (
-  SELECT trace_id, device, min(ts) AS start_ts, max(ts + dur) AS end_ts
-  FROM gpu_ops
+  SELECT trace_id, device, min(gpu_ts) AS start_ts, max(gpu_ts + gpu_dur) AS end_ts
+  FROM op_kernels                     -- one row per GPU op (the gpu_ops view), a small table
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
   GROUP BY trace_id, device
 )
 SELECT

@@ -22,48 +22,64 @@
 --                  condition cpu duration <= runtime_cutoff)
 --   runtime_outliers  launch calls longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
-WITH l AS (
+WITH keys AS (                        -- each output row's key, numbered: grouping by this small
+  SELECT trace_id, launch_name, gpu_name, -- integer is cheaper than by the names (kilobytes long at times)
+         row_number() OVER (ORDER BY trace_id, launch_name, gpu_name) AS gid
+  FROM (SELECT DISTINCT trace_id, launch_name,
+               CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE gpu_name END AS gpu_name
+        FROM op_kernels
+        WHERE launch_event_id IS NOT NULL
+          AND (:trace_id IS NULL OR trace_id = :trace_id)
+          AND (coalesce(:include_memory, 1) OR gpu_kind = 'kernel'))
+),
+l AS (                                -- one row per GPU op with a launch, with its key
   SELECT
-    trace_id,
-    launch_name,
-    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE gpu_name END AS gpu_name,
-    launch_event_id,
-    launch_dur AS cpu_dur,
-    gpu_dur,
-    launch_delay AS delay,
-    gpu_ts - launch_ts AS s2s,
-    max(launch_ts + launch_dur, gpu_ts + gpu_dur) - launch_ts AS total
-  FROM op_kernels
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND (coalesce(:include_memory, 1) OR gpu_kind = 'kernel')
+    k.gid,
+    o.launch_event_id,
+    o.launch_dur AS cpu_dur,
+    o.gpu_dur,
+    o.launch_delay AS delay,
+    o.gpu_ts - o.launch_ts AS s2s,
+    max(o.launch_ts + o.launch_dur, o.gpu_ts + o.gpu_dur) - o.launch_ts AS total
+  FROM op_kernels AS o
+  CROSS JOIN keys AS k                -- CROSS JOIN: scan op_kernels once, look each key up
+  WHERE k.trace_id = o.trace_id AND k.launch_name IS o.launch_name
+    AND k.gpu_name IS CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE o.gpu_name END
+    AND o.launch_event_id IS NOT NULL
+    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+    AND (coalesce(:include_memory, 1) OR o.gpu_kind = 'kernel')
+),
+agg AS (
+  SELECT
+    gid,
+    count(*) AS launches,
+    count(DISTINCT launch_event_id) AS calls,
+    sum(cpu_dur) AS cpu_total,
+    sum(cpu_dur) / count(*) AS cpu_avg,
+    min(cpu_dur) AS cpu_min,
+    max(cpu_dur) AS cpu_max,
+    sum(gpu_dur) / count(*) AS gpu_avg,
+    sum(delay) / count(*) AS delay_avg,
+    min(delay) AS delay_min,
+    max(delay) AS delay_max,
+    sum(delay >= 0) AS queued,
+    sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
+    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
+    sum(max(delay, 0)) / count(*) AS hta_delay_avg,
+    sum(s2s) / count(*) AS s2s_avg,
+    min(s2s) AS s2s_min,
+    max(s2s) AS s2s_max,
+    sum(total) / count(*) AS total_avg,
+    sum(gpu_dur < cpu_dur) AS short_kernels,
+    sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
+    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
+  FROM l
+  GROUP BY gid
 )
-SELECT
-  trace_id,
-  launch_name,
-  gpu_name,
-  count(*) AS launches,                           -- GPU ops launched
-  count(DISTINCT launch_event_id) AS calls,       -- launch calls (fewer for graph launches)
-  sum(cpu_dur) AS cpu_total,
-  sum(cpu_dur) / count(*) AS cpu_avg,
-  min(cpu_dur) AS cpu_min,
-  max(cpu_dur) AS cpu_max,
-  sum(gpu_dur) / count(*) AS gpu_avg,
-  sum(delay) / count(*) AS delay_avg,
-  min(delay) AS delay_min,
-  max(delay) AS delay_max,
-  sum(delay >= 0) AS queued,
-  sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
-  max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
-  sum(max(delay, 0)) / count(*) AS hta_delay_avg,
-  sum(s2s) / count(*) AS s2s_avg,
-  min(s2s) AS s2s_min,
-  max(s2s) AS s2s_max,
-  sum(total) / count(*) AS total_avg,
-  sum(gpu_dur < cpu_dur) AS short_kernels,
-  sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
-  sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
-FROM l
-GROUP BY trace_id, launch_name, gpu_name
-ORDER BY cpu_total DESC, trace_id, launch_name, gpu_name
+SELECT k.trace_id, k.launch_name, k.gpu_name,
+  a.launches, a.calls, a.cpu_total, a.cpu_avg, a.cpu_min, a.cpu_max, a.gpu_avg, a.delay_avg, a.delay_min,
+  a.delay_max, a.queued, a.queue_avg, a.queue_max, a.hta_delay_avg, 
+  a.s2s_avg, a.s2s_min, a.s2s_max, a.total_avg, a.short_kernels, a.runtime_outliers, a.delay_outliers
+FROM agg AS a JOIN keys AS k ON k.gid = a.gid
+ORDER BY a.cpu_total DESC, k.trace_id, k.launch_name, k.gpu_name
 LIMIT coalesce(:limit, 50);
