@@ -31,15 +31,16 @@ WITH names AS (                       -- each kernel name in scope, numbered: so
 ),
 ranked AS (                           -- the kernels in scope, ranked by duration within their name
   SELECT n.nid, o.gpu_dur AS dur,
-         row_number() OVER (PARTITION BY n.nid ORDER BY o.gpu_dur) AS rn,
-         count(*) OVER (PARTITION BY n.nid) AS n,
-         avg(o.gpu_dur) OVER (PARTITION BY n.nid) AS mean
+         row_number() OVER (by_dur ROWS UNBOUNDED PRECEDING) AS rn,
+         count(*) OVER (by_dur ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n,
+         avg(o.gpu_dur) OVER (by_dur ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS mean
   FROM op_kernels AS o
   CROSS JOIN names AS n               -- CROSS JOIN: scan op_kernels once, look each name up
   WHERE n.name = o.gpu_name
     AND o.gpu_kind = 'kernel' AND o.gpu_dur IS NOT NULL
     AND (:trace_id IS NULL OR o.trace_id = :trace_id)
     AND (:device IS NULL OR o.device = :device)
+  WINDOW by_dur AS (PARTITION BY n.nid ORDER BY o.gpu_dur)
 ),
 per_name AS (
   SELECT nid,
