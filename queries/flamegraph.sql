@@ -20,15 +20,23 @@
 --        GPU ops without a launch call sit under a '(no launch)' root. Durations are summed, so
 --        ops running concurrently on several streams count fully each.
 WITH
--- Summed duration of the host slices on each call path (cpu mode only).
+-- Summed duration of the host slices on each call path (cpu mode only): the one pass over events.
 tot AS MATERIALIZED (
-  SELECT e.stack_id, sum(e.dur) AS total
+  SELECT e.stack_id AS id, sum(e.dur) AS total
   FROM events AS e
   WHERE coalesce(:mode, 'cpu') = 'cpu'
     AND +e.thread_id IN (SELECT id FROM threads WHERE kind = 'cpu')
     AND (:trace_id IS NULL OR e.trace_id = :trace_id)
     AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL
   GROUP BY e.stack_id
+),
+-- GPU time per (launch call path, GPU op name) (gpu mode only).
+gpu AS MATERIALIZED (
+  SELECT l.stack_id, k.gpu_name, sum(k.gpu_dur) AS value
+  FROM op_kernels AS k
+  LEFT JOIN events AS l ON l.id = k.launch_event_id
+  WHERE coalesce(:mode, 'cpu') = 'gpu' AND (:trace_id IS NULL OR k.trace_id = :trace_id)
+  GROUP BY l.stack_id, k.gpu_name
 ),
 -- The call-path nodes: in cpu mode those with slices (their ancestors have slices too), in gpu
 -- mode every stack; with merge_steps, ProfilerStep#N named 'ProfilerStep#*'.
@@ -38,23 +46,30 @@ nodes AS MATERIALIZED (
     CASE WHEN coalesce(:merge_steps, 1) AND s.name GLOB 'ProfilerStep#*' THEN 'ProfilerStep#*'
          ELSE coalesce(s.name, '?') END AS name
   FROM (
-    SELECT stack_id AS id, total FROM tot
+    SELECT id, total FROM tot
     UNION ALL
     SELECT id, NULL FROM stacks WHERE coalesce(:mode, 'cpu') = 'gpu'
   ) AS n
   JOIN stacks AS s ON s.id = n.id
 ),
-child AS (
+-- Summed duration of the slices directly under each node (cpu mode).
+child AS MATERIALIZED (
   SELECT parent_id AS id, sum(total) AS child_total
-  FROM nodes WHERE parent_id IS NOT NULL GROUP BY parent_id
+  FROM nodes WHERE parent_id IS NOT NULL AND total IS NOT NULL GROUP BY parent_id
 ),
--- Self time, and one number per distinct frame name (the lowest stack id with that name).
+-- With merge_steps: one number per distinct frame name (a DISTINCT, not a sort of every node).
+names AS MATERIALIZED (
+  SELECT name, row_number() OVER () AS nid
+  FROM (SELECT DISTINCT name FROM nodes WHERE coalesce(:merge_steps, 1))
+),
+-- Self time (clipped at 0) and name number of each node.
 coded AS MATERIALIZED (
   SELECT
     n.id, n.parent_id, n.name,
-    min(n.id) OVER (PARTITION BY n.name) AS nid,
+    m.nid,
     max(coalesce(n.total, 0) - coalesce(c.child_total, 0), 0) AS self
   FROM nodes AS n
+  LEFT JOIN names AS m ON m.name = n.name
   LEFT JOIN child AS c ON c.id = n.id
 ),
 -- With merge_steps, paths are built top-down as lists of name numbers ('12,7,301,'), which stay
@@ -73,14 +88,6 @@ npaths(id, path, self) AS (
   UNION ALL
   SELECT c.id, p.path || ';' || replace(c.name, ';', ':'), c.self
   FROM npaths AS p JOIN coded AS c ON c.parent_id = p.id
-),
--- GPU time per (launch call path, GPU op name) (gpu mode only).
-gpu AS (
-  SELECT l.stack_id, k.gpu_name, sum(k.gpu_dur) AS value
-  FROM op_kernels AS k
-  LEFT JOIN events AS l ON l.id = k.launch_event_id
-  WHERE coalesce(:mode, 'cpu') = 'gpu' AND (:trace_id IS NULL OR k.trace_id = :trace_id)
-  GROUP BY l.stack_id, k.gpu_name
 ),
 -- Values per name-number path (merge_steps) ...
 iagg AS MATERIALIZED (
@@ -103,10 +110,8 @@ expand(ipath, leaf, rest, path) AS (
     x.ipath, x.leaf,
     substr(x.rest, instr(x.rest, ',') + 1),
     x.path || CASE WHEN x.path = '' THEN '' ELSE ';' END
-      || (SELECT CASE WHEN coalesce(:merge_steps, 1) AND s.name GLOB 'ProfilerStep#*'
-                      THEN 'ProfilerStep#*' ELSE replace(coalesce(s.name, '?'), ';', ':') END
-          FROM stacks AS s   -- a name number is the id of a stack with that name
-          WHERE s.id = CAST(substr(x.rest, 1, instr(x.rest, ',') - 1) AS INTEGER))
+      || (SELECT replace(m.name, ';', ':') FROM names AS m
+          WHERE m.nid = CAST(substr(x.rest, 1, instr(x.rest, ',') - 1) AS INTEGER))
   FROM expand AS x
   WHERE x.rest <> ''
 ),

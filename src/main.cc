@@ -27,6 +27,18 @@ void AddDbFlags(CLI::App* app, cli::DbFlags& f) {
       ->allow_extra_args(false);
 }
 
+// Query, run and shell: more databases on the connection.
+void AddAttachFlags(CLI::App* app, cli::DbFlags& f) {
+  app->add_option("--attach", f.attach,
+                  "Attach another database read-only as ALIAS (default b, then c, d, ...); repeatable")
+      ->type_name("[ALIAS=]PATH")
+      ->allow_extra_args(false);
+  app->add_option("--against", f.against,
+                  "Compare with this database: attach it read-only as b and let unqualified table and view names "
+                  "read it (main.NAME still reads DB), as trace_diff expects")
+      ->type_name("PATH");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,6 +84,7 @@ int main(int argc, char** argv) {
   sh->add_flag("--bail", shell_bail, "Stop at the first error");
   AddOutputFlags(sh, shell_out);
   AddDbFlags(sh, shell_dbf);
+  AddAttachFlags(sh, shell_dbf);
 
   // query
   std::string db_path, sql, sql_file;
@@ -86,6 +99,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   AddOutputFlags(qry, query_out);
   AddDbFlags(qry, query_dbf);
+  AddAttachFlags(qry, query_dbf);
 
   // run
   std::string run_db, run_name;
@@ -99,6 +113,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   AddOutputFlags(run, run_out);
   AddDbFlags(run, run_dbf);
+  AddAttachFlags(run, run_dbf);
 
   // queries
   std::string show;
@@ -129,6 +144,8 @@ int main(int argc, char** argv) {
       so.bail = shell_bail;
       so.any_db = shell_dbf.any_db;
       so.queries_dirs = shell_dbf.queries_dirs;
+      so.attach = shell_dbf.attach;
+      so.against = shell_dbf.against;
       so.null_text = shell_out.null_text;
       so.header = !shell_out.no_header;
       if (!shell_out.format.empty()) so.mode = cli::ResolveOutput(shell_out).mode;

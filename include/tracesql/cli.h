@@ -8,6 +8,7 @@
 
 #include "tracesql/import.h"
 #include "tracesql/render.h"
+#include "tracesql/user_db.h"
 
 namespace tracesql::cli {
 
@@ -22,7 +23,15 @@ struct OutputFlags {
 struct DbFlags {
   bool any_db = false;                    // --any-db
   std::vector<std::string> queries_dirs;  // --queries-dir (repeatable)
+  std::vector<std::string> attach;        // --attach [ALIAS=]PATH (repeatable; query, run, shell)
+  std::string against;                    // --against PATH (query, run, shell)
 };
+
+// Attaches each --attach [ALIAS=]PATH read-only (unnamed ones as b, c, d, ...), after the same checks as
+// the main database (throws tracesql::Error naming the file). With against (--against PATH): attaches it
+// read-only as b and creates a temporary view over each of its tables and views, so that unqualified
+// names read it while main.NAME reads db (the two sides of trace_diff).
+void AttachDatabases(UserDb& db, const std::vector<std::string>& attach, const std::string& against, bool any_db);
 
 // The render options flags ask for; throws tracesql::Error for an unknown format.
 RenderOptions ResolveOutput(const OutputFlags& flags);

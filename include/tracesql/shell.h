@@ -18,6 +18,8 @@ struct ShellOptions {
   bool header = true;
   std::string null_text;
   std::vector<std::string> queries_dirs;  // --queries-dir, searched before the other user directories
+  std::vector<std::string> attach;        // --attach [ALIAS=]PATH: attached (read-only) on every open
+  std::string against;                    // --against PATH (see cli::AttachDatabases)
 };
 
 // Opens the database and reads statements and dot-commands from stdin: with line editing, history

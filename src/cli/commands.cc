@@ -83,6 +83,7 @@ int Query(const std::string& db_path, const std::string& sql, const std::string&
   std::string source = file.empty() ? "<command line>" : (file == "-" ? "<stdin>" : file);
   CheckParamsKnown(params, ReferencedParams(text), file.empty() ? "the SQL" : source);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
+  AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   Execute(db, text, SqlSource{source, 1}, params, out);
   return 0;
 }
@@ -97,6 +98,7 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   for (const auto& p : q->params) known.insert(p.name);
   CheckParamsKnown(params, known, q->name);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
+  AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   Execute(db, q->text, SqlSource{q->Source(), 1}, params, out);
   return 0;
 }

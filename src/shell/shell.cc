@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "shell/completion.h"
+#include "tracesql/cli.h"
 #include "tracesql/error.h"
 #include "tracesql/queries.h"
 
@@ -86,7 +87,9 @@ Shell::Shell(const ShellOptions& options) : options_(options) {
 Shell::~Shell() { SetOutput(nullptr, false); }
 
 void Shell::Open(const std::string& path) {
-  db_ = UserDb::Open(path, options_.any_db);
+  UserDb db = UserDb::Open(path, options_.any_db);
+  cli::AttachDatabases(db, options_.attach, options_.against, options_.any_db);
+  db_ = std::move(db);
   sqlite3_progress_handler(db_.get(), 4000, &ProgressCheck, nullptr);
 }
 

@@ -75,5 +75,49 @@ sqlite3 "$W/other.db" "CREATE TABLE x(a)" 2>/dev/null || python3 -c "import sqli
 expect_error "foreign db" "other.db: not a tracesql database" -- query "$W/other.db" "SELECT 1"
 rm -f "$W/other.db" "$W/g.db"
 
+# Two databases in one command: trace_diff with --against, and --attach. A: aten::mm twice (10 us
+# each) and kernel gemm (4 us); B: aten::mm once (30 us), gemm (4 us) and relu_k (2 us). By hand
+# (ns): mm 2 -> 1 calls, 20000 -> 30000 (+10000, +50 % > 5 %): slower; relu_k added (2000); gemm
+# unchanged (not listed).
+MM='"cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "args": {"External id": EXT, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}'
+K='"cat": "kernel", "pid": 0, "tid": 7, "args": {"stream": 7, "correlation": 9}'
+printf '{"traceEvents": [{"ph": "X", "ts": 0, "dur": 10, %s}, {"ph": "X", "ts": 20, "dur": 10, %s}, {"ph": "X", "ts": 5, "dur": 4, "name": "gemm", %s}]}' \
+  "${MM/EXT/1}" "${MM/EXT/2}" "$K" > "$W/da.json"
+printf '{"traceEvents": [{"ph": "X", "ts": 0, "dur": 30, %s}, {"ph": "X", "ts": 5, "dur": 4, "name": "gemm", %s}, {"ph": "X", "ts": 12, "dur": 2, "name": "relu_k", %s}]}' \
+  "${MM/EXT/1}" "$K" "$K" > "$W/db.json"
+expected='kind,name,shapes,a_count,b_count,delta_count,a_time,b_time,delta_time,delta_pct,status
+cpu_op,aten::mm,"[[[2,3],[3,4]],[""float"",""float""]]",2,1,-1,20000,30000,10000,50.0,slower
+kernel,relu_k,,0,1,1,0,2000,2000,,added'
+if "$TQ" import -q "$W/da.json" -o "$W/da.db" && "$TQ" import -q "$W/db.json" -o "$W/db.db" \
+   && "$TQ" import -q "$W/da.json" "$W/db.json" -o "$W/dab.db"; then
+  got=$("$TQ" run "$W/da.db" trace_diff --against "$W/db.db" --format csv 2>&1)
+  [ "$got" = "$expected" ] && ok || bad "trace_diff --against: got '$got'"
+  # The one-database form (trace 1 against trace 2) gives the same rows.
+  got=$("$TQ" run "$W/dab.db" trace_diff --format csv 2>&1)
+  [ "$got" = "$expected" ] && ok || bad "trace_diff two traces of one database: got '$got'"
+  # A database against itself: no change.
+  got=$("$TQ" run "$W/da.db" trace_diff --against "$W/da.db" --format csv 2>&1)
+  [ "$got" = "${expected%%$'\n'*}" ] && ok || bad "trace_diff against itself: got '$got'"
+  got=$("$TQ" run "$W/da.db" trace_diff --against "$W/da.db" -p all=1 --format csv 2>&1 | tail -n +2 | awk -F, '{print $NF}' | sort -u)
+  [ "$got" = "unchanged" ] && ok || bad "trace_diff against itself, all=1: got '$got'"
+  # --attach: read-only, b by default, or under a chosen name; main stays A.
+  got=$("$TQ" query "$W/da.db" "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM b.events), (SELECT count(*) FROM other.events)" \
+        --attach "$W/db.db" --attach "other=$W/dab.db" --format csv --no-header 2>&1)
+  [ "$got" = "3,3,6" ] && ok || bad "--attach: got '$got'"
+  expect_error "attach read-only" "attempt to write a readonly database" -- query "$W/da.db" "DELETE FROM b.events" --attach "$W/db.db"
+  [ "$("$TQ" query "$W/db.db" "SELECT count(*) FROM events" --format csv --no-header)" = "3" ] && ok || bad "--attach wrote to the database"
+  got=$(printf '.run trace_diff\n' | "$TQ" shell "$W/da.db" --against "$W/db.db" --format csv 2>&1)
+  [ "$got" = "$expected" ] && ok || bad "shell --against: got '$got'"
+  expect_error "against missing" "^tracesql: error: --against: .*nope.db: no such database" -- run "$W/da.db" trace_diff --against "$W/nope.db"
+  printf 'not a database at all, just text' > "$W/junk.db"
+  expect_error "attach not sqlite" "^tracesql: error: --attach: .*junk.db: not a SQLite database" -- query "$W/da.db" "SELECT 1" --attach "$W/junk.db"
+  sqlite3 "$W/plain.db" "CREATE TABLE x(a)" 2>/dev/null || python3 -c "import sqlite3; sqlite3.connect('$W/plain.db').execute('create table x(a)')"
+  expect_error "attach not tracesql" "^tracesql: error: --attach: .*plain.db: not a tracesql database" -- query "$W/da.db" "SELECT 1" --attach "$W/plain.db"
+  expect_error "attach name taken" "name 'main' is taken" -- query "$W/da.db" "SELECT 1" --attach "main=$W/db.db"
+  rm -f "$W/da.db" "$W/db.db" "$W/dab.db" "$W/junk.db" "$W/plain.db"
+else
+  bad "trace_diff databases: import failed"
+fi
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
