@@ -42,107 +42,107 @@
 -- ops with different shapes are different rows (TraceLens' perf-report comparison matches name and
 -- args the same way).
 WITH
-sides AS MATERIALIZED (
+sides AS (
   SELECT
     coalesce(:a_trace, (SELECT min(id) FROM main.traces)) AS a_id,
     coalesce(:b_trace,
              (SELECT min(id) FROM traces
                WHERE id > coalesce(:a_trace, (SELECT min(id) FROM main.traces))),
-             (SELECT min(id) FROM traces)) AS b_id,
-    -- B is another database when temporary views named events, arg_keys or traces are in the way.
-    EXISTS (SELECT 1 FROM sqlite_temp_master
-             WHERE name IN ('events', 'arg_keys', 'traces')) AS other_db
+             (SELECT min(id) FROM traces)) AS b_id
 ),
 -- Where each args shape keeps 'Input Dims' and 'Input type' (per side: ids differ across databases).
 a_keys AS (
   SELECT shape_id,
          max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
          max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM main.arg_keys WHERE coalesce(:shapes, 1) AND key IN ('Input Dims', 'Input dims', 'Input type')
+  FROM main.arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
   GROUP BY shape_id
 ),
 b_keys AS (
   SELECT shape_id,
          max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
          max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM arg_keys WHERE coalesce(:shapes, 1) AND key IN ('Input Dims', 'Input dims', 'Input type')
+  FROM arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
   GROUP BY shape_id
 ),
--- One pass over this database's events: every CPU op and GPU op of trace A, and of B when B is a
--- trace of this database (when A = B, one set of rows serves both), grouped; with :per_step also
--- the ProfilerStep#N annotations (kind 'step'). ('Input Dims' and 'Input type' are read with one
--- json_extract call: one parse of the args per CPU op, most of the query's time.) The sides row
--- comes first, so a disabled pass never reads events.
-main_rows AS MATERIALIZED (
+-- Every CPU op and GPU op of each side, grouped. ('Input Dims' and 'Input type' are read with one
+-- json_extract call: one parse of the args per CPU op, most of the query's time.)
+a_rows AS MATERIALIZED (
   SELECT
-    e.trace_id AS tid,
-    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy'
-         WHEN e.cat IN ('gpu_memset', 'Memset') THEN 'memset'
-         WHEN e.cat = 'user_annotation' OR e.name GLOB 'ProfilerStep#*' THEN 'step'
-         ELSE 'cpu_op' END AS kind,
-    CASE WHEN e.cat = 'user_annotation' OR e.name GLOB 'ProfilerStep#*' THEN NULL ELSE e.name END AS name,
-    CASE WHEN NOT coalesce(:shapes, 1) OR e.cat NOT IN ('cpu_op', 'Operator') THEN NULL
+    'cpu_op' AS kind,
+    e.name,
+    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
          WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
          ELSE e.arg_values -> k.p_dims END AS shapes,
     count(*) AS n,
     sum(e.dur) AS t
-  FROM sides AS s
-  CROSS JOIN main.events AS e
+  FROM main.events AS e
   LEFT JOIN a_keys AS k ON k.shape_id = e.arg_shape_id
-  WHERE e.trace_id IN (s.a_id, CASE WHEN NOT s.other_db THEN s.b_id END)
-    AND ((e.cat IN ('cpu_op', 'Operator')
-          AND e.name NOT GLOB 'ProfilerStep#*')  -- 2020-21 traces write the steps as Operator
-         OR e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
-         OR (coalesce(:per_step, 0) AND e.cat IN ('user_annotation', 'Operator')
-             AND e.name GLOB 'ProfilerStep#*'))
-  GROUP BY 1, 2, 3, 4
-),
--- B's rows when B is another database (unqualified events: the temporary views).
-other_rows AS MATERIALIZED (
+  WHERE e.trace_id = (SELECT a_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
+  GROUP BY e.name, shapes
+  UNION ALL
   SELECT
     CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy'
-         WHEN e.cat IN ('gpu_memset', 'Memset') THEN 'memset'
-         WHEN e.cat = 'user_annotation' OR e.name GLOB 'ProfilerStep#*' THEN 'step'
-         ELSE 'cpu_op' END AS kind,
-    CASE WHEN e.cat = 'user_annotation' OR e.name GLOB 'ProfilerStep#*' THEN NULL ELSE e.name END AS name,
-    CASE WHEN NOT coalesce(:shapes, 1) OR e.cat NOT IN ('cpu_op', 'Operator') THEN NULL
-         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-         ELSE e.arg_values -> k.p_dims END AS shapes,
-    count(*) AS n,
-    sum(e.dur) AS t
-  FROM sides AS s
-  CROSS JOIN events AS e
-  LEFT JOIN b_keys AS k ON k.shape_id = e.arg_shape_id
-  WHERE s.other_db AND e.trace_id = s.b_id
-    AND ((e.cat IN ('cpu_op', 'Operator') AND e.name NOT GLOB 'ProfilerStep#*')
-         OR e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
-         OR (coalesce(:per_step, 0) AND e.cat IN ('user_annotation', 'Operator')
-             AND e.name GLOB 'ProfilerStep#*'))
-  GROUP BY 1, 2, 3
+         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    e.name, NULL, count(*), sum(e.dur)
+  FROM main.events AS e
+  WHERE e.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2
 ),
-a_rows AS (
-  SELECT kind, name, shapes, n, t FROM main_rows WHERE tid = (SELECT a_id FROM sides)
+-- B: when B is this database's own trace A again (no temporary views in the way), A's rows.
+same AS (
+  SELECT (SELECT a_id = b_id FROM sides)
+         AND NOT EXISTS (SELECT 1 FROM sqlite_temp_master
+                          WHERE name IN ('events', 'arg_keys', 'traces')) AS yes
 ),
 b_rows AS (
-  SELECT kind, name, shapes, n, t FROM main_rows
-  WHERE tid = (SELECT b_id FROM sides) AND NOT (SELECT other_db FROM sides)
+  SELECT * FROM a_rows WHERE (SELECT yes FROM same)
   UNION ALL
-  SELECT kind, name, shapes, n, t FROM other_rows
+  SELECT
+    'cpu_op',
+    e.name,
+    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
+         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+         ELSE e.arg_values -> k.p_dims END AS shapes,
+    count(*),
+    sum(e.dur)
+  FROM events AS e
+  LEFT JOIN b_keys AS k ON k.shape_id = e.arg_shape_id
+  WHERE NOT (SELECT yes FROM same)
+    AND e.trace_id = (SELECT b_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+  GROUP BY e.name, shapes
+  UNION ALL
+  SELECT
+    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    e.name, NULL, count(*), sum(e.dur)
+  FROM events AS e
+  WHERE NOT (SELECT yes FROM same)
+    AND e.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2
 ),
 -- Number of profiler steps per side (1 when per_step is off or a side has none).
 steps AS (
   SELECT
-    max(1, coalesce((SELECT sum(n) FROM a_rows WHERE kind = 'step'), 0)) AS a_steps,
-    max(1, coalesce((SELECT sum(n) FROM b_rows WHERE kind = 'step'), 0)) AS b_steps
+    CASE WHEN coalesce(:per_step, 0) THEN max(1, (
+      SELECT count(*) FROM main.events
+      WHERE trace_id = (SELECT a_id FROM sides) AND name GLOB 'ProfilerStep#*'
+        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS a_steps,
+    CASE WHEN coalesce(:per_step, 0) THEN max(1, (
+      SELECT count(*) FROM events
+      WHERE trace_id = (SELECT b_id FROM sides) AND name GLOB 'ProfilerStep#*'
+        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS b_steps
 ),
 joined AS (
   SELECT kind, name, shapes, sum(an) AS an, sum(at) AS at, sum(bn) AS bn, sum(bt) AS bt
   FROM (
-    SELECT kind, name, shapes, n AS an, t AS at, 0 AS bn, 0 AS bt FROM a_rows WHERE kind <> 'step'
+    SELECT kind, name, shapes, n AS an, t AS at, 0 AS bn, 0 AS bt FROM a_rows
     UNION ALL
-    SELECT kind, name, shapes, 0, 0, n, t FROM b_rows WHERE kind <> 'step'
+    SELECT kind, name, shapes, 0, 0, n, t FROM b_rows
   )
   GROUP BY kind, name, shapes
 ),
