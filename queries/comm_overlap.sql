@@ -17,18 +17,20 @@
 -- Windows never overlap, so each nanosecond is counted once. Time outside every window (before the
 -- first step, after the last, or a trace without steps) has step NULL; such a row is listed only
 -- when it holds communication.
--- Method: a sweep line over op starts/ends (+1/-1 per class) and window opens/closes (+/-(N+1) for
--- step N), with running sums at each distinct time.
-WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
-  SELECT name, kind, class FROM gpu_op_classes
+-- Method: one pass over each device's ops in start order, with the step windows' opens and closes
+-- interleaved as marker rows. For each class the union of the op intervals grows, op by op, by the
+-- part of the op past the furthest end of the earlier ops of that class; those pieces are disjoint,
+-- so a window's share is the sum of the pieces of the ops that start in it, corrected at both of its
+-- edges by the part of the union that an op started before the edge covers after it.
+WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (comp = 0) op names, from
+  SELECT name, kind, class = 'compute' AS comp   -- their class (view gpu_op_classes)
+  FROM gpu_op_classes WHERE class IN ('compute', 'communication')
 ),
-ops AS (                              -- compute (comp = 1) and communication (comp = 0) intervals
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
-         n.class = 'compute' AS comp
-  FROM op_kernels AS o
-  CROSS JOIN names AS n
-  WHERE n.name = o.gpu_name AND n.kind = o.gpu_kind AND n.class IN ('compute', 'communication')
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+ops AS MATERIALIZED (                 -- compute and communication intervals
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.comp
+  FROM names AS n
+  JOIN op_kernels AS o ON o.gpu_name = n.name AND o.gpu_kind = n.kind
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, max(end_ts, coalesce(gpu_end_ts, end_ts)) AS end_w
@@ -42,39 +44,57 @@ win1 AS (
                               cpu_ts)) AS w_ts
   FROM win0
 ),
-win AS (
-  SELECT trace_id, step, w_ts, max(end_w, w_ts) AS w_end FROM win1
+win AS (                              -- windows that hold time (an empty one gets none, and no row)
+  SELECT trace_id, step, w_ts, end_w AS w_end FROM win1 WHERE end_w > w_ts
 ),
-edges AS (
-  SELECT trace_id, device, ts AS t, comp AS d_comp, 1 - comp AS d_comm, 1 - comp AS comm_start, 0 AS d_step
-  FROM ops
-  UNION ALL
-  SELECT trace_id, device, end_ts, -comp, comp - 1, 0, 0
-  FROM ops
-  UNION ALL                           -- window edges, on every device of the trace
-  SELECT w.trace_id, d.device, w.w_ts, 0, 0, 0, w.step + 1
-  FROM win AS w JOIN (SELECT DISTINCT trace_id, device FROM ops) AS d ON d.trace_id = w.trace_id
-  UNION ALL
-  SELECT w.trace_id, d.device, w.w_end, 0, 0, 0, -(w.step + 1)
-  FROM win AS w JOIN (SELECT DISTINCT trace_id, device FROM ops) AS d ON d.trace_id = w.trace_id
+rows_ AS (                            -- ops (k = 2) and, on every device of the trace, window closes
+  SELECT trace_id, device, ts AS t, 2 AS k, end_ts, comp, 0 AS d_step FROM ops   -- (k = 0) and
+  UNION ALL                                                                       -- opens (k = 1)
+  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k, NULL, NULL,
+         (2 * e.k - 1) * (w.step + 1)
+  FROM win AS w
+  JOIN (SELECT DISTINCT trace_id, device FROM ops) AS d ON d.trace_id = w.trace_id
+  CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
 ),
-state AS (                            -- what runs in [t, next t), and which step window it is in
-  SELECT trace_id, device, t, comm_start,
-         sum(d_comp) OVER peers AS n_comp,
-         sum(d_comm) OVER peers AS n_comm,
-         sum(d_step) OVER peers - 1 AS step,   -- -1: outside every window
-         lead(t) OVER (PARTITION BY trace_id, device ORDER BY t ROWS UNBOUNDED PRECEDING) - t AS len
-  FROM edges
-  WINDOW peers AS (PARTITION BY trace_id, device ORDER BY t)  -- RANGE: all edges at t count
+run AS (                              -- per row, from the rows before it in (t, k) order: the segment
+  SELECT trace_id, device, t, k, end_ts, comp,   -- (0 before the first marker, +1 at each marker),
+         coalesce(sum(k < 2) OVER w, 0) + (k < 2) AS seg,
+         coalesce(sum(d_step) OVER w, 0) + d_step - 1 AS step,   -- -1: outside every window
+         max(end_ts) OVER w AS m_all,                            -- furthest end of an earlier op
+         max(CASE WHEN comp THEN end_ts END) OVER w AS m_comp,   -- ... of an earlier compute op
+         max(CASE WHEN NOT comp THEN end_ts END) OVER w AS m_comm  -- ... communication op
+  FROM rows_
+  WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+segs AS (                             -- per segment: the new union pieces of its ops (p_*), and at its
+  SELECT trace_id, device, seg, max(step) AS step,   -- opening marker the union already covering
+         sum(max(end_ts - max(t, coalesce(m_all, t)), 0)) AS p_all,   -- time after it (o_*)
+         sum(CASE WHEN comp THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END) AS p_comp,
+         sum(CASE WHEN NOT comp THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END) AS p_comm,
+         max(CASE WHEN k < 2 THEN max(m_all - t, 0) END) AS o_all,
+         max(CASE WHEN k < 2 THEN max(m_comp - t, 0) END) AS o_comp,
+         max(CASE WHEN k < 2 THEN max(m_comm - t, 0) END) AS o_comm,
+         sum(NOT comp) AS comm_ops
+  FROM run
+  GROUP BY trace_id, device, seg
+),
+seg_time AS (                         -- union time inside each segment
+  SELECT trace_id, device, step, comm_ops,
+         coalesce(p_all, 0) + coalesce(o_all, 0) - coalesce(lead(o_all) OVER s, 0) AS u_all,
+         coalesce(p_comp, 0) + coalesce(o_comp, 0) - coalesce(lead(o_comp) OVER s, 0) AS u_comp,
+         coalesce(p_comm, 0) + coalesce(o_comm, 0) - coalesce(lead(o_comm) OVER s, 0) AS u_comm
+  FROM segs
+  WINDOW s AS (PARTITION BY trace_id, device ORDER BY seg)
 ),
 agg AS (
   SELECT trace_id, device,
          CASE WHEN coalesce(:per_step, 1) AND step >= 0 THEN step END AS step,
-         coalesce(sum(CASE WHEN n_comm > 0 THEN len END), 0) AS comm_ns,
-         coalesce(sum(CASE WHEN n_comm > 0 AND n_comp > 0 THEN len END), 0) AS overlapped_ns,
-         coalesce(sum(CASE WHEN n_comp > 0 THEN len END), 0) AS compute_ns,
-         sum(comm_start) AS comm_ops
-  FROM state
+         sum(u_comm) AS comm_ns,
+         sum(u_comm + u_comp - u_all) AS overlapped_ns,
+         sum(u_comp) AS compute_ns,
+         coalesce(sum(comm_ops), 0) AS comm_ops
+  FROM seg_time
   GROUP BY trace_id, device, CASE WHEN coalesce(:per_step, 1) AND step >= 0 THEN step END
 )
 SELECT

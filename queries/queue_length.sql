@@ -29,39 +29,49 @@
 --   queue_length   after every change at ts
 --   hold_ns        until the next change on the stream; NULL at the last one
 WITH d AS (
-  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch.
-  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta, gpu_event_id
+  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch; wait (on the -1)
+  -- is the op's time in the queue.
+  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta, 0 AS wait
   FROM op_kernels
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'summary'
   UNION ALL
-  SELECT trace_id, device, stream, gpu_ts, -1, gpu_event_id
+  SELECT trace_id, device, stream, gpu_ts, -1, gpu_ts - launch_ts
   FROM op_kernels
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'summary'
 ),
 running AS (
-  -- Queue length after each change, in time order (+1 before -1 at equal ts).
+  -- Queue length after each change, in time order (+1 before -1 at equal ts; the order among equal
+  -- changes at equal ts changes nothing below), and the stream's first time t0.
   SELECT
-    trace_id, device, stream, ts,
+    trace_id, device, stream, ts, delta, wait,
     sum(delta) OVER w AS queue_length,
-    lead(ts) OVER w - ts AS hold_ns
+    min(ts) OVER w AS t0
   FROM d
-  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts, delta DESC, gpu_event_id
+  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts, delta DESC
                ROWS UNBOUNDED PRECEDING)
 ),
 per_stream AS (
+  -- Each change holds until the next one (hold), so, summing over changes:
+  --   sum(queue_length * hold) = sum over ops of (GPU start - launch start) = sum(wait)
+  --   sum(hold) = span; time at or above :max_queue = sum over the changes where the queue length
+  --   crosses it of (ts - t0) when it goes below, minus (ts - t0) when it goes to or above, plus the
+  --   span when the final length (0) is at or above it.
   SELECT
     trace_id, device, stream,
     count(*) / 2 AS ops,
     max(queue_length) AS max_queue,
-    round(1.0 * sum(queue_length * hold_ns) / nullif(sum(hold_ns), 0), 3) AS avg_queue,
+    round(1.0 * sum(wait) / nullif(max(ts) - min(ts), 0), 3) AS avg_queue,
     round(avg(queue_length), 3) AS hta_mean_queue,
     max(ts) - min(ts) AS span_ns,
-    coalesce(sum(CASE WHEN queue_length >= coalesce(:max_queue, 1024) THEN hold_ns END), 0)
-      AS full_ns
+    coalesce(sum(CASE WHEN (queue_length - delta >= coalesce(:max_queue, 1024))
+                        <> (queue_length >= coalesce(:max_queue, 1024))
+                      THEN CASE WHEN queue_length >= coalesce(:max_queue, 1024) THEN t0 - ts
+                                ELSE ts - t0 END END), 0)
+      + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN max(ts) - min(ts) ELSE 0 END AS full_ns
   FROM running
   GROUP BY trace_id, device, stream
 )
@@ -83,26 +93,29 @@ ORDER BY s.trace_id, s.device, s.stream;
 -- Result set 2: the step function. Only the last change at each ts is kept (the earlier ones at
 -- the same ts hold for 0 ns).
 WITH d AS (
-  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta, gpu_event_id
+  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta
   FROM op_kernels
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'series'
   UNION ALL
-  SELECT trace_id, device, stream, gpu_ts, -1, gpu_event_id
+  SELECT trace_id, device, stream, gpu_ts, -1
   FROM op_kernels
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'series'
 ),
 running AS (
+  -- Walked from the end (ts DESC): the rows already seen are the later changes. As every op adds
+  -- +1 and -1, the queue length after a change is minus the sum of the later changes, and the next
+  -- change's time is the smallest later ts (lead(ts) without a lookahead).
   SELECT
     trace_id, device, stream, ts,
-    sum(delta) OVER w AS queue_length,
-    lead(ts) OVER w - ts AS hold_ns
+    -coalesce(sum(delta) OVER w, 0) AS queue_length,
+    min(ts) OVER w - ts AS hold_ns
   FROM d
-  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts, delta DESC, gpu_event_id
-               ROWS UNBOUNDED PRECEDING)
+  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts DESC, delta
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT trace_id, device, stream, ts, queue_length, hold_ns
 FROM running

@@ -17,18 +17,23 @@
 -- These overlap one another (a comm kernel is a kernel); only busy + idle add up to the window.
 -- Also: cpu_ts / cpu_dur (the ProfilerStep annotation itself), gpu_ops (GPU ops launched inside the
 -- step, wherever they ran). A trace without ProfilerStep annotations gives no rows.
-WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
-  SELECT name, kind, class FROM gpu_op_classes
+-- Method: one pass over each device's ops in start order, with the window opens and closes
+-- interleaved as marker rows. Each set of ops (all, kernels, memcpys/memsets, communication,
+-- compute, communication or compute) covers a union of intervals, which grows, op by op, by the part
+-- of the op past the furthest end of the earlier ops of the set. Those pieces are disjoint, so a
+-- window's share is the sum of the pieces of the ops that start in it, plus at its open and minus
+-- at its close the part of the union that ops started before that edge cover after it.
+-- An op with a negative duration occupies no time.
+WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (view gpu_op_classes):
+  SELECT name, kind,                  -- 1 kernel, 2 communication, 4 compute
+         (kind = 'kernel') + 2 * (class = 'communication') + 4 * (class = 'compute') AS bits
+  FROM gpu_op_classes
 ),
 ops AS (
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
-         o.gpu_kind = 'kernel' AS is_kernel,
-         n.class = 'communication' AS is_comm,
-         n.class = 'compute' AS is_comp
-  FROM op_kernels AS o
-  CROSS JOIN names AS n
-  WHERE n.name = o.gpu_name AND n.kind = o.gpu_kind
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.bits
+  FROM names AS n
+  JOIN op_kernels AS o ON o.gpu_name = n.name AND o.gpu_kind = n.kind
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, dur AS cpu_dur, gpu_ops,
@@ -46,42 +51,50 @@ win1 AS (
 win AS (
   SELECT trace_id, step, cpu_ts, cpu_dur, gpu_ops, w_ts, max(end_w, w_ts) AS w_end FROM win1
 ),
-devs AS (SELECT DISTINCT trace_id, device FROM ops),
-edges AS (                            -- +1/-1 per op for each of its flags; +/-(N+1) for window N
-  SELECT trace_id, device, ts AS t, 1 AS d_all, is_kernel AS d_k, 1 - is_kernel AS d_m,
-         is_comm AS d_comm, is_comp AS d_comp, 0 AS d_step
-  FROM ops
-  UNION ALL
-  SELECT trace_id, device, end_ts, -1, -is_kernel, is_kernel - 1, -is_comm, -is_comp, 0
-  FROM ops
-  UNION ALL
-  SELECT w.trace_id, d.device, w.w_ts, 0, 0, 0, 0, 0, w.step + 1
-  FROM win AS w JOIN devs AS d ON d.trace_id = w.trace_id
-  UNION ALL
-  SELECT w.trace_id, d.device, w.w_end, 0, 0, 0, 0, 0, -(w.step + 1)
-  FROM win AS w JOIN devs AS d ON d.trace_id = w.trace_id
+devs AS (                             -- the devices of ops (names holds every op's name)
+  SELECT DISTINCT trace_id, device FROM op_kernels
+  WHERE gpu_dur IS NOT NULL AND gpu_name IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
 ),
-state AS (                            -- what runs in [t, next t), and which window it is in
-  SELECT trace_id, device, t,
-         sum(d_all) OVER peers AS n_all,
-         sum(d_k) OVER peers AS n_k,
-         sum(d_m) OVER peers AS n_m,
-         sum(d_comm) OVER peers AS n_comm,
-         sum(d_comp) OVER peers AS n_comp,
-         sum(d_step) OVER peers - 1 AS step,   -- -1: outside every window
-         lead(t) OVER (PARTITION BY trace_id, device ORDER BY t ROWS UNBOUNDED PRECEDING) - t AS len
-  FROM edges
-  WINDOW peers AS (PARTITION BY trace_id, device ORDER BY t)  -- RANGE: all edges at t count
+rows_ AS (                            -- ops (k = 2) and, on every device of the trace, the closes (k = 0)
+  SELECT trace_id, device, ts AS t, 2 AS k, end_ts, bits, 0 AS d_step
+  FROM ops                            -- and opens (k = 1) of the windows that hold time
+  UNION ALL
+  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k, NULL, NULL,
+         (2 * e.k - 1) * (w.step + 1)
+  FROM win AS w
+  JOIN devs AS d ON d.trace_id = w.trace_id
+  CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
+  WHERE w.w_end > w.w_ts
 ),
-agg AS (
+run AS (                              -- per row, over the rows before it in (t, k) order: the furthest
+  SELECT trace_id, device, t, k, end_ts, bits,   -- end of an op of each set
+         -- the window the row counts for: a close counts for the window it closes; -1: none
+         coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
+         max(end_ts) OVER w AS m_all,
+         max(CASE WHEN bits & 1 THEN end_ts END) OVER w AS m_k,
+         max(CASE WHEN NOT bits & 1 THEN end_ts END) OVER w AS m_m,
+         max(CASE WHEN bits & 2 THEN end_ts END) OVER w AS m_comm,
+         max(CASE WHEN bits & 4 THEN end_ts END) OVER w AS m_comp,
+         max(CASE WHEN bits & 6 THEN end_ts END) OVER w AS m_cc
+  FROM rows_
+  WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+agg AS (                              -- per window: pieces of its ops, edge corrections at its markers
   SELECT trace_id, device, step,
-         coalesce(sum(CASE WHEN n_all > 0 THEN len END), 0) AS busy_ns,
-         coalesce(sum(CASE WHEN n_k > 0 THEN len END), 0) AS kernel_ns,
-         coalesce(sum(CASE WHEN n_m > 0 THEN len END), 0) AS memcpy_ns,
-         coalesce(sum(CASE WHEN n_comm > 0 THEN len END), 0) AS comm_ns,
-         coalesce(sum(CASE WHEN n_comp > 0 THEN len END), 0) AS compute_ns,
-         coalesce(sum(CASE WHEN n_comm > 0 AND n_comp = 0 THEN len END), 0) AS exposed_comm_ns
-  FROM state
+         sum(CASE WHEN k = 2 THEN max(end_ts - max(t, coalesce(m_all, t)), 0)
+                  ELSE (2 * k - 1) * max(m_all - t, 0) END) AS busy_ns,
+         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 1 THEN max(end_ts - max(t, coalesce(m_k, t)), 0) END
+                  ELSE (2 * k - 1) * max(m_k - t, 0) END) AS kernel_ns,
+         sum(CASE WHEN k = 2 THEN CASE WHEN NOT bits & 1 THEN max(end_ts - max(t, coalesce(m_m, t)), 0) END
+                  ELSE (2 * k - 1) * max(m_m - t, 0) END) AS memcpy_ns,
+         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 2 THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END
+                  ELSE (2 * k - 1) * max(m_comm - t, 0) END) AS comm_ns,
+         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 4 THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END
+                  ELSE (2 * k - 1) * max(m_comp - t, 0) END) AS compute_ns,
+         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 6 THEN max(end_ts - max(t, coalesce(m_cc, t)), 0) END
+                  ELSE (2 * k - 1) * max(m_cc - t, 0) END) AS cc_ns
+  FROM run
   WHERE step >= 0
   GROUP BY trace_id, device, step
 )
@@ -101,7 +114,7 @@ SELECT
   coalesce(a.memcpy_ns, 0) AS memcpy_ns,
   coalesce(a.comm_ns, 0) AS comm_ns,
   coalesce(a.compute_ns, 0) AS compute_ns,
-  coalesce(a.exposed_comm_ns, 0) AS exposed_comm_ns
+  coalesce(a.cc_ns, 0) - coalesce(a.compute_ns, 0) AS exposed_comm_ns
 FROM win AS w
 LEFT JOIN devs AS d ON d.trace_id = w.trace_id
 LEFT JOIN agg AS a ON a.trace_id = w.trace_id AND a.step = w.step AND a.device IS d.device

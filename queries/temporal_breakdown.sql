@@ -19,22 +19,25 @@
 -- Differences from the tools (see docs/queries.md): TraceLens counts memsets as computation (the
 -- default rules make them memory), and by default only GPU ops linked to a CPU op; HTA works on
 -- integer-microsecond times and drops the last ProfilerStep.
--- Method: a sweep line. Each op adds +1 to its bucket's counter at its start and -1 at its end; the
--- running sums at each distinct time give the state until the next time.
-WITH names AS (                       -- class of each distinct GPU op: view gpu_op_classes
-  SELECT name, kind, class FROM gpu_op_classes
+-- Method: the buckets nest: compute, compute + comm, compute + comm + memory, all ops. Each such set
+-- of ops covers a union of intervals; its length is found in one pass over the ops in start order,
+-- each op adding the part of it past the furthest end of the earlier ops of the set. The buckets
+-- are the differences of the four lengths. An op with a negative duration occupies no time.
+WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from its class (view gpu_op_classes)
+  SELECT name, kind,
+         CASE class WHEN 'communication' THEN 2 WHEN 'memory' THEN 3
+                    WHEN 'compute' THEN 1
+                    ELSE CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN 4 ELSE 1 END END AS bucket
+  FROM gpu_op_classes
 ),
 ops AS (                              -- intervals with their bucket: 1 compute, 2 comm, 3 memory, 4 other
   SELECT o.trace_id,
          CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN NULL ELSE o.device END AS device,
          o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
-         CASE n.class WHEN 'communication' THEN 2 WHEN 'memory' THEN 3
-                      WHEN 'compute' THEN 1
-                      ELSE CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN 4 ELSE 1 END END AS bucket
-  FROM op_kernels AS o
-  CROSS JOIN names AS n
-  WHERE n.name = o.gpu_name AND n.kind = o.gpu_kind
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+         n.bucket
+  FROM names AS n
+  JOIN op_kernels AS o ON o.gpu_name = n.name AND o.gpu_kind = n.kind
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
   SELECT e.trace_id, NULL, e.ts, e.ts + e.dur, 4  -- HTA: rows with a stream arg other than -1 are
   FROM events AS e                                 -- GPU time, which adds cuda_sync rows (Stream
@@ -42,32 +45,33 @@ ops AS (                              -- intervals with their bucket: 1 compute,
     AND e.cat = 'cuda_sync' AND e.dur IS NOT NULL AND e.ts IS NOT NULL AND e.stream <> -1
     AND (:trace_id IS NULL OR e.trace_id = :trace_id)
 ),
-edges AS (                            -- +1 at each start, -1 at each end, in the op's bucket
-  SELECT trace_id, device, ts AS t, bucket = 1 AS d1, bucket = 2 AS d2, bucket = 3 AS d3, bucket = 4 AS d4
+run AS (                              -- per op, the furthest end of the earlier ops of each set
+  SELECT trace_id, device, ts, end_ts, bucket,
+         max(CASE WHEN bucket = 1 THEN end_ts END) OVER w AS m1,
+         max(CASE WHEN bucket <= 2 THEN end_ts END) OVER w AS m2,
+         max(CASE WHEN bucket <= 3 THEN end_ts END) OVER w AS m3,
+         max(end_ts) OVER w AS m4
   FROM ops
-  UNION ALL
-  SELECT trace_id, device, end_ts, -(bucket = 1), -(bucket = 2), -(bucket = 3), -(bucket = 4)
-  FROM ops
+  WINDOW w AS (PARTITION BY trace_id, device ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
-state AS (                            -- ops of each bucket running in [t, next t): the running sums
-  SELECT trace_id, device, t,         -- over all edges up to t, including every edge AT t (peers)
-         sum(d1) OVER peers AS n1, sum(d2) OVER peers AS n2,
-         sum(d3) OVER peers AS n3, sum(d4) OVER peers AS n4,
-         -- next edge's time minus this one's: 0 between edges at the same time, NULL after the last
-         lead(t) OVER (PARTITION BY trace_id, device ORDER BY t ROWS UNBOUNDED PRECEDING) - t AS len
-  FROM edges
-  WINDOW peers AS (PARTITION BY trace_id, device ORDER BY t)  -- RANGE frame: ties count together
+sets AS (                             -- length of each set's union, and the span
+  SELECT trace_id, device,
+         max(max(ts), max(end_ts)) - min(min(ts), min(end_ts)) AS span_ns,
+         coalesce(sum(CASE WHEN bucket = 1 THEN max(end_ts - max(ts, coalesce(m1, ts)), 0) END), 0) AS u1,
+         coalesce(sum(CASE WHEN bucket <= 2 THEN max(end_ts - max(ts, coalesce(m2, ts)), 0) END), 0) AS u2,
+         coalesce(sum(CASE WHEN bucket <= 3 THEN max(end_ts - max(ts, coalesce(m3, ts)), 0) END), 0) AS u3,
+         coalesce(sum(max(end_ts - max(ts, coalesce(m4, ts)), 0)), 0) AS u4
+  FROM run
+  GROUP BY trace_id, device
 ),
 parts AS (
-  SELECT trace_id, device,
-         max(t) - min(t) AS span_ns,
-         coalesce(sum(CASE WHEN n1 > 0 THEN len END), 0) AS compute_ns,
-         coalesce(sum(CASE WHEN n1 = 0 AND n2 > 0 THEN len END), 0) AS exposed_comm_ns,
-         coalesce(sum(CASE WHEN n1 = 0 AND n2 = 0 AND n3 > 0 THEN len END), 0) AS exposed_memcpy_ns,
-         coalesce(sum(CASE WHEN n1 = 0 AND n2 = 0 AND n3 = 0 AND n4 > 0 THEN len END), 0) AS exposed_other_ns,
-         coalesce(sum(CASE WHEN n1 = 0 AND n2 = 0 AND n3 = 0 AND n4 = 0 THEN len END), 0) AS idle_ns
-  FROM state
-  GROUP BY trace_id, device
+  SELECT trace_id, device, span_ns,
+         u1 AS compute_ns,
+         u2 - u1 AS exposed_comm_ns,
+         u3 - u2 AS exposed_memcpy_ns,
+         u4 - u3 AS exposed_other_ns,
+         span_ns - u4 AS idle_ns
+  FROM sets
 )
 SELECT
   p.trace_id,
