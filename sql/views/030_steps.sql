@@ -17,7 +17,7 @@ FROM event_ranges AS r
 JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id  -- host annotations; legacy Operator steps are 'other'
 LEFT JOIN (
   SELECT trace_id, step, min(gpu_ts) AS gpu_ts, max(gpu_ts + gpu_dur) AS gpu_end_ts, count(*) AS gpu_ops
-  FROM op_kernels WHERE step IS NOT NULL GROUP BY trace_id, step
+  FROM op_kernel_links WHERE step IS NOT NULL GROUP BY trace_id, step
 ) AS g ON g.trace_id = e.trace_id AND g.step = e.step
 WHERE r.kind IN ('user_annotation', 'other')
   AND e.name LIKE 'ProfilerStep#%' AND e.cat IN ('user_annotation', 'Operator') AND e.step IS NOT NULL;

@@ -11,9 +11,9 @@
 -- @materialize
 CREATE VIEW idle_gaps AS
 WITH all_ops AS (
-  -- op_kernels has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).
+  -- op_kernel_links has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).
   SELECT trace_id, device, gpu_event_id AS id, gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts, gpu_dur AS dur
-  FROM op_kernels WHERE gpu_ts IS NOT NULL AND gpu_dur >= 0
+  FROM op_kernel_links WHERE gpu_ts IS NOT NULL AND gpu_dur >= 0
 ),
 ops AS (
   SELECT * FROM all_ops WHERE dur > 0
@@ -97,5 +97,5 @@ SELECT
                  WHERE h.thread_id = ok.launch_thread_id AND h.ts <= gp.ts
                  ORDER BY h.ts DESC, h.depth DESC, h.id DESC LIMIT 1)) AS host_event_id
 FROM gaps AS gp
-LEFT JOIN op_kernels AS ok ON ok.gpu_event_id = gp.next_event_id;
+LEFT JOIN op_kernel_links AS ok ON ok.gpu_event_id = gp.next_event_id;
 -- @index CREATE INDEX idle_gaps_device_ts ON idle_gaps(trace_id, device, ts);

@@ -15,7 +15,7 @@ WITH k AS (
     trace_id, device, stream, gpu_event_id AS id, gpu_ts AS ts, launch_ts,
     lag(gpu_ts + gpu_dur) OVER w AS prev_end,
     lag(gpu_event_id) OVER w AS prev_id
-  FROM op_kernels                     -- one row per GPU op, with its launch
+  FROM op_kernel_links                -- one row per GPU op, with its launch
   WHERE gpu_ts IS NOT NULL AND gpu_dur IS NOT NULL
   WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY gpu_ts, gpu_event_id)
 )

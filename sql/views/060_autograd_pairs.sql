@@ -12,8 +12,12 @@ WITH flow_pairs AS (
   FROM flows AS f
   WHERE f.cat = 'fwdbwd' AND f.src_event_id IS NOT NULL AND f.dst_event_id IS NOT NULL
 ),
-traces_with_eval AS (
-  SELECT DISTINCT trace_id FROM cpu_ops WHERE name LIKE 'autograd::engine::evaluate_function: %'
+seq_traces AS (                       -- traces without fwdbwd flows: only these are linked by number
+  SELECT t.id AS trace_id,
+         EXISTS (SELECT 1 FROM cpu_ops AS c
+                  WHERE c.trace_id = t.id AND c.name LIKE 'autograd::engine::evaluate_function: %') AS has_eval
+  FROM traces AS t
+  WHERE NOT EXISTS (SELECT 1 FROM flows AS f WHERE f.trace_id = t.id AND f.cat = 'fwdbwd')
 ),
 seq_candidates AS (
   SELECT b.trace_id, f.id AS fwd_id, b.id AS bwd_id,
@@ -21,13 +25,14 @@ seq_candidates AS (
   FROM cpu_ops AS b
   JOIN cpu_ops AS f
     ON f.trace_id = b.trace_id AND f.seq_num = b.seq_num AND f.thread_id <> b.thread_id
-  WHERE b.seq_num IS NOT NULL
+  WHERE EXISTS (SELECT 1 FROM seq_traces)  -- constant: when every trace has flows, nothing is read
+    AND b.trace_id IN (SELECT trace_id FROM seq_traces)
+    AND b.seq_num IS NOT NULL
     AND (b.name LIKE 'autograd::engine::evaluate_function: %'
          OR (b.name GLOB '*Backward*' AND b.name NOT GLOB 'aten::*'
-             AND b.trace_id NOT IN (SELECT trace_id FROM traces_with_eval)))
+             AND b.trace_id IN (SELECT trace_id FROM seq_traces WHERE NOT has_eval)))
     AND f.name NOT LIKE 'autograd::engine::evaluate_function: %'
     AND NOT (f.name GLOB '*Backward*' AND f.name NOT GLOB 'aten::*')
-    AND b.trace_id NOT IN (SELECT trace_id FROM flows WHERE cat = 'fwdbwd')
 ),
 pairs AS (
   SELECT * FROM flow_pairs
@@ -43,10 +48,10 @@ SELECT
   coalesce(fw.seq_num, bw.seq_num) AS seq_num,
   fw.dur AS fwd_dur,
   bw.dur AS bwd_dur,
-  (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernels AS k
+  (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernel_links AS k
     WHERE k.launch_thread_id = fw.thread_id AND k.launch_ts >= fw.ts
       AND k.launch_ts <= fw.ts + fw.dur AND k.launch_ts + k.launch_dur <= fw.ts + fw.dur) AS fwd_gpu_time,
-  (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernels AS k
+  (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernel_links AS k
     WHERE k.launch_thread_id = bw.thread_id AND k.launch_ts >= bw.ts
       AND k.launch_ts <= bw.ts + bw.dur AND k.launch_ts + k.launch_dur <= bw.ts + bw.dur) AS bwd_gpu_time,
   p.link                              -- 'flow' | 'seq'

@@ -4,10 +4,10 @@
 -- queries temporal_breakdown, step_breakdown and comm_overlap.
 CREATE VIEW gpu_op_classes AS
 SELECT
-  n.name,                             -- GPU op name (op_kernels.gpu_name)
+  n.name,                             -- GPU op name (gpu_ops.name = op_kernels.gpu_name)
   n.kind,                             -- 'kernel' | 'memcpy' | 'memset'
   coalesce((SELECT r.class FROM kernel_class_rules AS r
              WHERE (r.kind IS NULL OR r.kind = n.kind)
                AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
              ORDER BY r.priority DESC, r.id LIMIT 1), 'other') AS class  -- 'compute', 'communication', ...
-FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels WHERE gpu_dur IS NOT NULL) AS n;
+FROM (SELECT DISTINCT name, kind FROM gpu_ops WHERE dur IS NOT NULL) AS n;

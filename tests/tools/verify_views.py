@@ -62,7 +62,8 @@ GPU_OP_CATS = frozenset(('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset
 RUNTIME_CATS = frozenset(('cuda_runtime', 'cuda_driver', 'Runtime', 'mtia_runtime'))
 LAUNCH_FLOW_CATS = frozenset(('ac2g', 'async', 'async_cpu_to_gpu', 'async_gpu'))
 STEP_CATS = frozenset(('user_annotation', 'Operator'))
-COMPARED_VIEWS = ('op_kernels', 'idle_gaps', 'stream_idle_gaps', 'steps', 'autograd_pairs')
+COMPARED_VIEWS = ('op_kernel_links', 'op_kernels', 'idle_gaps', 'stream_idle_gaps', 'steps', 'autograd_pairs')
+ALWAYS_VIEWS = ('op_kernels',)  # a view in both databases (names looked up from op_kernel_links)
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_EVEN)
 _CANON_INT = re.compile(r'-?[0-9]+\Z')
@@ -620,8 +621,9 @@ def compare_views(db, trace_path, trace_id, tracesql, stats):
         okinds = dict(o.execute("SELECT name, type FROM sqlite_master WHERE name IN (%s)"
                                 % ','.join('?' * len(COMPARED_VIEWS)), COMPARED_VIEWS).fetchall())
         for v in COMPARED_VIEWS:
-            if kinds.get(v) != 'table':
-                problems.append('compare: %s is a %r in the materialised database, not a table' % (v, kinds.get(v)))
+            want = 'view' if v in ALWAYS_VIEWS else 'table'
+            if kinds.get(v) != want:
+                problems.append('compare: %s is a %r in the materialised database, not a %s' % (v, kinds.get(v), want))
             if okinds.get(v) != 'view':
                 problems.append('compare: %s is a %r in the --no-materialize database, not a view' % (v, okinds.get(v)))
             cols = [r[1] for r in db.execute('PRAGMA table_info(%s)' % v)]

@@ -1,10 +1,12 @@
--- op_kernels: which host work launched each GPU op. Exactly one row per GPU op (gpu_ops).
+-- op_kernel_links: the ids and times behind op_kernels (which host work launched each GPU op), one row
+-- per GPU op (gpu_ops), without the names: op_kernels adds those from events, so the materialised
+-- table stays small (names of kernels are long) and a query that needs no name reads no event.
 -- The launch is the runtime call with the same correlation id in the same trace (one call maps to all
 -- kernels of a CUDA/HIP graph launch); where no runtime call carries the correlation, the source of
 -- a launch flow (ac2g and its legacy names) bound to the op. No launch found: launch columns NULL.
 -- Materialised into a table at import (same SQL); databases imported with --no-materialize get the view.
 -- @materialize
-CREATE VIEW op_kernels AS
+CREATE VIEW op_kernel_links AS
 WITH launch_by_corr AS (
   SELECT trace_id, correlation, min(id) AS id
   FROM runtime_calls
@@ -27,29 +29,23 @@ linked AS (
 SELECT
   g.trace_id,                         -- trace
   g.id AS gpu_event_id,               -- the GPU op (events.id)
-  g.name AS gpu_name,
   g.kind AS gpu_kind,                 -- 'kernel' | 'memcpy' | 'memset'
-  g.ts AS gpu_ts,
-  g.dur AS gpu_dur,
-  g.device,
-  g.stream,
-  g.correlation,
+  g.ts AS gpu_ts,                     -- GPU op start (ns)
+  g.dur AS gpu_dur,                   -- GPU op duration (ns)
+  g.device,                           -- device (args 'device', else the GPU track's pid)
+  g.stream,                           -- stream (args 'stream', else the GPU track's tid)
+  g.correlation,                      -- correlation id of the GPU op
   l.id AS launch_event_id,            -- the runtime call (cudaLaunchKernel, hipGraphLaunch, ...)
-  l.name AS launch_name,
-  l.ts AS launch_ts,
-  l.dur AS launch_dur,
+  l.ts AS launch_ts,                  -- launch call start (ns)
+  l.dur AS launch_dur,                -- launch call duration (ns)
   l.thread_id AS launch_thread_id,    -- host thread that launched it
-  op.id AS op_event_id,               -- innermost CPU op enclosing the launch on its thread
-  op.name AS op_name,
-  top.id AS top_op_event_id,          -- outermost CPU op enclosing the launch
-  top.name AS top_op_name,
+  l.cpu_op_id AS op_event_id,         -- innermost CPU op enclosing the launch on its thread
+  l.top_cpu_op_id AS top_op_event_id, -- outermost CPU op enclosing the launch
   coalesce(g.step, l.step) AS step,   -- N of the enclosing ProfilerStep#N (of the launch)
   g.ts - (l.ts + l.dur) AS launch_delay  -- signed: GPU start minus launch-call end (ns)
 FROM linked AS g
-LEFT JOIN events AS l ON l.id = g.launch_id
-LEFT JOIN events AS op ON op.id = l.cpu_op_id
-LEFT JOIN events AS top ON top.id = l.top_cpu_op_id;
--- @index CREATE UNIQUE INDEX op_kernels_gpu ON op_kernels(gpu_event_id);
--- @index CREATE INDEX op_kernels_launch ON op_kernels(launch_event_id);
--- @index CREATE INDEX op_kernels_launch_thread_ts ON op_kernels(launch_thread_id, launch_ts);
--- @index CREATE INDEX op_kernels_op ON op_kernels(op_event_id);
+LEFT JOIN events AS l ON l.id = g.launch_id;
+-- @index CREATE UNIQUE INDEX op_kernel_links_gpu ON op_kernel_links(gpu_event_id);
+-- @index CREATE INDEX op_kernel_links_launch ON op_kernel_links(launch_event_id);
+-- @index CREATE INDEX op_kernel_links_launch_thread_ts ON op_kernel_links(launch_thread_id, launch_ts);
+-- @index CREATE INDEX op_kernel_links_op ON op_kernel_links(op_event_id);
