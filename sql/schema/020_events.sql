@@ -32,9 +32,34 @@ CREATE TABLE events (
                               -- any thread of the trace); GPU ops inherit their launch's step via correlation
   arg_shape_id INTEGER,       -- which keys the args have, in order (arg_keys.shape_id); NULL when the event
                               -- has no args object ({} is a shape with no keys)
-  arg_values TEXT             -- the arg values as a minified JSON array, in key order (numbers keep their
+  arg_values TEXT,            -- the arg values as a minified JSON array, in key order (numbers keep their
                               -- exact text; an integer beyond int64 is a JSON string of its digits).
                               -- Read args through the args or event_args views.
+  input_shape_id INTEGER      -- input_shapes.id of the event's args 'Input Dims' and 'Input type'
+                              -- (record_shapes); NULL when it has neither
+);
+
+-- input_shapes: each distinct pair of args 'Input Dims' / 'Input type' (record_shapes), so that ops
+-- are grouped by shape with an integer instead of reading JSON per event. Shared by the traces of a
+-- database (ids are not per trace).
+CREATE TABLE input_shapes (
+  id INTEGER PRIMARY KEY,
+  input_dims TEXT,            -- the 'Input Dims' value as JSON text, exactly as in events.arg_values
+                              -- (e.g. '[[4,8],[8,16]]'); NULL when the event has no such arg
+  input_type TEXT             -- the 'Input type' value as JSON text (e.g. '["float","float"]'); NULL when absent
+);
+
+-- memory_args: the allocator args of '[memory]' instants (profile_memory) that are JSON integers, as
+-- columns, so memory_events reads no JSON. A value that is not an integer within int64 (never seen)
+-- is NULL here and stays in events.arg_values, where memory_events falls back to it.
+CREATE TABLE memory_args (
+  event_id INTEGER PRIMARY KEY REFERENCES events(id),  -- the [memory] instant
+  bytes INTEGER,              -- args 'Bytes' (negative for a free)
+  addr INTEGER,               -- args 'Addr'
+  total_allocated INTEGER,    -- args 'Total Allocated'
+  total_reserved INTEGER,     -- args 'Total Reserved'
+  device_type INTEGER,        -- args 'Device Type'
+  device_id INTEGER           -- args 'Device Id'
 );
 
 -- arg_keys: the key of each position of each args shape. Events with the same keys in the same

@@ -56,7 +56,8 @@ WHERE r.kind = 'python_function' AND e.cat = 'python_function';
 
 -- Allocator events ([memory] instants, cat cpu_instant_event or, in 2021 traces, no cat).
 -- bytes is negative for frees. device_type 0 = CPU, 1 = CUDA (6 seen on ROCm); device_id -1 = CPU.
--- The key positions are looked up once per args shape, not once per event and column.
+-- The values come from memory_args (integers promoted at import); one that is not an integer there
+-- is read from the args (key positions looked up once per args shape).
 CREATE VIEW memory_events AS
 WITH mkeys AS (
   SELECT
@@ -73,13 +74,14 @@ WITH mkeys AS (
 )
 SELECT
   e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ts, e.parent_id, e.cpu_op_id, e.step,
-  e.arg_values ->> k.p_bytes AS bytes,
-  e.arg_values ->> k.p_addr AS addr,
-  e.arg_values ->> k.p_alloc AS total_allocated,
-  e.arg_values ->> k.p_res AS total_reserved,
-  e.arg_values ->> k.p_type AS device_type,
-  e.arg_values ->> k.p_id AS device_id
+  coalesce(m.bytes, e.arg_values ->> k.p_bytes) AS bytes,
+  coalesce(m.addr, e.arg_values ->> k.p_addr) AS addr,
+  coalesce(m.total_allocated, e.arg_values ->> k.p_alloc) AS total_allocated,
+  coalesce(m.total_reserved, e.arg_values ->> k.p_res) AS total_reserved,
+  coalesce(m.device_type, e.arg_values ->> k.p_type) AS device_type,
+  coalesce(m.device_id, e.arg_values ->> k.p_id) AS device_id
 FROM event_ranges AS r
 JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+LEFT JOIN memory_args AS m ON m.event_id = e.id
 LEFT JOIN mkeys AS k ON k.shape_id = e.arg_shape_id
 WHERE r.kind = 'memory' AND e.name = '[memory]' AND e.ph IN ('i', 'I');

@@ -113,9 +113,25 @@ std::string IdKey(const IdValue& v) {
 // ---------------------------------------------------------------------------------------------
 // Collecting
 
+uint32_t InputShapes::Intern(bool has_dims, std::string_view dims, bool has_types, std::string_view types) {
+  std::string key;
+  key.reserve(dims.size() + types.size() + 2);
+  key.push_back(static_cast<char>((has_dims ? 1 : 0) | (has_types ? 2 : 0)));
+  key.append(dims);
+  key.push_back('\0');
+  key.append(types);
+  auto it = map_.find(key);
+  if (it != map_.end()) return it->second;
+  shapes_.push_back({has_dims, has_types, std::string(dims), std::string(types)});
+  uint32_t id = static_cast<uint32_t>(shapes_.size());
+  map_.emplace(std::move(key), id);
+  return id;
+}
+
 TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
-                           ArgShapes& shapes)
-    : path_(std::move(path)), strings_(strings), stacks_(stacks), shapes_(shapes), spill_dir_(spill_dir) {
+                           ArgShapes& shapes, InputShapes& input_shapes)
+    : path_(std::move(path)), strings_(strings), stacks_(stacks), shapes_(shapes), input_shapes_(input_shapes),
+      spill_dir_(spill_dir) {
   SpillFile(kKindCpuOp);  // fail early if the directory cannot take temporary files
 }
 
@@ -294,6 +310,10 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
     r.args_off = Spill(r.kind, e.args);
     r.args_len = static_cast<uint32_t>(e.args.size());
     r.shape = shapes_.Intern(e.arg_sig);
+  }
+  if (e.has_dims || e.has_types) {
+    e.promoted[kInputShape] = input_shapes_.Intern(e.has_dims, e.dims, e.has_types, e.types);
+    e.mask |= static_cast<uint16_t>(1u << kInputShape);
   }
   r.mask = e.mask;
   r.promo = static_cast<uint32_t>(pool_.size());
@@ -766,8 +786,12 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     Stmt s = db.Prepare(
         "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
         " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
-        " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Stmt mem = db.Prepare(
+        "INSERT INTO memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)"
+        " VALUES (?,?,?,?,?,?,?)");
+    constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
     std::string merged;
     for (uint32_t i : order) {
       const EventRec& e = events_[i];
@@ -786,13 +810,23 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
       if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
       uint32_t pk = e.promo;
-      for (int k = 0; k < kPromotedCount; ++k) {
+      for (int k = 0; k < kEventColumns; ++k) {
         if (e.mask & (1u << k)) {
           s.BindInt(14 + k, pool_[pk++]);
         } else {
           s.BindNull(14 + k);
         }
       }
+      if (e.kind == kKindMemory && (e.mask & kMemoryBits)) {
+        mem.BindInt(1, event_base + new_id[i]);
+        for (int k = kMemoryFirst; k < kMemoryEnd; ++k) {
+          if (e.mask & (1u << k)) mem.BindInt(2 + k - kMemoryFirst, pool_[pk++]); else mem.BindNull(2 + k - kMemoryFirst);
+        }
+        mem.Run();
+      } else {
+        pk += static_cast<uint32_t>(__builtin_popcount(e.mask & kMemoryBits));
+      }
+      if (e.mask & (1u << kInputShape)) s.BindInt(27, pool_[pk++]); else s.BindNull(27);
       auto end_it = std::lower_bound(end_args_.begin(), end_args_.end(), i,
                                      [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
       if (end_it != end_args_.end() && end_it->event == i) {
@@ -825,6 +859,17 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       s.Reset();
     }
     counts.events = static_cast<int64_t>(events_.size());
+  }
+  {
+    Stmt s = db.Prepare("INSERT INTO input_shapes (id, input_dims, input_type) VALUES (?,?,?)");
+    const auto& all = input_shapes_.shapes();
+    for (size_t k = input_shapes_.written; k < all.size(); ++k) {
+      s.BindInt(1, static_cast<int64_t>(k) + 1);
+      if (all[k].has_dims) s.BindText(2, all[k].dims); else s.BindNull(2);
+      if (all[k].has_types) s.BindText(3, all[k].types); else s.BindNull(3);
+      s.Run();
+    }
+    input_shapes_.written = all.size();
   }
   {
     Stmt s = db.Prepare("INSERT INTO event_ranges (kind, trace_id, first_id, last_id, event_count) VALUES (?,?,?,?,?)");

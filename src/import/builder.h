@@ -51,10 +51,15 @@ struct IdValue {
   bool operator==(const IdValue& o) const { return is_text == o.is_text && (is_text ? text == o.text : i == o.i); }
 };
 
-// Promoted args, in bit order of EventRec::mask.
+// Promoted args, in bit order of EventRec::mask. The first kEventColumns are events columns; the
+// allocator args of [memory] instants go to memory_args; kInputShape is the input_shapes id of the
+// event's (Input Dims, Input type), set by the builder.
 enum Promoted : uint8_t {
-  kExternalId = 0, kCorrelation, kSeqNum, kFwdThreadId, kPythonId, kPythonParentId, kDevice, kStream, kPromotedCount
+  kExternalId = 0, kCorrelation, kSeqNum, kFwdThreadId, kPythonId, kPythonParentId, kDevice, kStream,
+  kBytes, kAddr, kTotalAllocated, kTotalReserved, kDeviceType, kDeviceId, kInputShape, kPromotedCount
 };
+inline constexpr int kEventColumns = kBytes;
+inline constexpr int kMemoryFirst = kBytes, kMemoryEnd = kInputShape;
 
 struct EventRec {
   int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
@@ -67,7 +72,7 @@ struct EventRec {
   uint32_t cat = 0;
   uint32_t ph = 0;
   uint32_t promo = 0;     // index of the first promoted value in the pool
-  uint8_t mask = 0;       // which promoted values are present
+  uint16_t mask = 0;      // which promoted values are present
   uint8_t kind = 0;       // EventKind: which id range the event is written to
 };
 
@@ -146,8 +151,11 @@ struct RawEvent {
   bool bp_enclosing = false;
   std::string_view args;  // values as a minified JSON array, empty when the event has no args
   std::string_view arg_sig;  // the keys (see ArgShapes::Intern)
-  uint8_t mask = 0;
+  uint16_t mask = 0;
   int64_t promoted[kPromotedCount] = {};
+  // Input Dims / Input type: the JSON text of each value (record_shapes), for input_shapes.
+  bool has_dims = false, has_types = false;
+  std::string dims, types;
   // Metadata (M) args.
   std::string meta_name;
   bool has_meta_sort = false;
@@ -193,6 +201,23 @@ class StackInterner {
   std::vector<Node> nodes_;  // id = index + 1
 };
 
+// Interns the (Input Dims, Input type) pairs of CPU ops: events store an input_shapes id, so that
+// grouping ops by shape needs no JSON. Shared by the traces of one import, like stacks.
+class InputShapes {
+ public:
+  uint32_t Intern(bool has_dims, std::string_view dims, bool has_types, std::string_view types);
+  struct Shape {
+    bool has_dims, has_types;
+    std::string dims, types;
+  };
+  const std::deque<Shape>& shapes() const { return shapes_; }
+  size_t written = 0;
+
+ private:
+  std::unordered_map<std::string, uint32_t> map_;
+  std::deque<Shape> shapes_;  // id = index + 1
+};
+
 struct WriteCounts {
   int64_t events = 0, flows = 0;
 };
@@ -200,7 +225,7 @@ struct WriteCounts {
 class TraceBuilder {
  public:
   TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
-               ArgShapes& shapes);
+               ArgShapes& shapes, InputShapes& input_shapes);
   ~TraceBuilder();
 
   void AddEvent(RawEvent& e, int64_t json_offset);
@@ -233,6 +258,7 @@ class TraceBuilder {
   Interner& strings_;
   StackInterner& stacks_;
   ArgShapes& shapes_;
+  InputShapes& input_shapes_;
   Stats stats_;
   std::vector<EventRec> events_;
   std::vector<int64_t> pool_;

@@ -259,22 +259,34 @@ IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std
 
 int PromotedIndex(std::string_view key) {
   switch (key.size()) {
+    case 4:
+      if (key == "Addr") return kAddr;
+      break;
+    case 5:
+      if (key == "Bytes") return kBytes;
+      break;
     case 6:
       if (key == "device") return kDevice;
       if (key == "stream") return kStream;
       break;
     case 9:
       if (key == "Python id") return kPythonId;
+      if (key == "Device Id") return kDeviceId;
       break;
     case 11:
       if (key == "External id" || key == "external id") return kExternalId;
       if (key == "correlation") return kCorrelation;
+      if (key == "Device Type") return kDeviceType;
+      break;
+    case 14:
+      if (key == "Total Reserved") return kTotalReserved;
       break;
     case 13:
       if (key == "Fwd thread id") return kFwdThreadId;
       break;
     case 15:
       if (key == "Sequence number") return kSeqNum;
+      if (key == "Total Allocated") return kTotalAllocated;
       break;
     case 16:
       if (key == "Python parent id") return kPythonParentId;
@@ -298,6 +310,8 @@ class ArgsReader {
     e.mask = 0;
     e.has_meta_sort = false;
     e.meta_name.clear();
+    e.has_dims = e.has_types = false;
+    size_t dims_at = 0, types_at = 0;  // index + 1 in spans_ of the last Input Dims / Input type
     for (auto field : obj) {
       std::string_view key = field.unescaped_key();
       if (out.size() > 1) out.push_back(',');
@@ -344,10 +358,10 @@ class ArgsReader {
       // The last occurrence of a key decides (a repeated key overrides an earlier value).
       if (promoted >= 0) {
         if (have_int) {
-          e.mask |= static_cast<uint8_t>(1u << promoted);
+          e.mask |= static_cast<uint16_t>(1u << promoted);
           e.promoted[promoted] = iv;
         } else {
-          e.mask &= static_cast<uint8_t>(~(1u << promoted));
+          e.mask &= static_cast<uint16_t>(~(1u << promoted));
         }
       }
       if (is_sort) {
@@ -355,9 +369,19 @@ class ArgsReader {
         e.meta_sort = iv;
       }
       if (is_meta_name && t != json_type::string) e.meta_name.clear();
+      if (key.size() == 10 && key == "Input Dims") dims_at = spans_.size() + 1;
+      if (key.size() == 10 && key == "Input type") types_at = spans_.size() + 1;
       spans_.push_back({value_start, out.size()});
     }
     out.push_back(']');
+    if (dims_at) {
+      e.has_dims = true;
+      e.dims.assign(out, spans_[dims_at - 1].first, spans_[dims_at - 1].second - spans_[dims_at - 1].first);
+    }
+    if (types_at) {
+      e.has_types = true;
+      e.types.assign(out, spans_[types_at - 1].first, spans_[types_at - 1].second - spans_[types_at - 1].first);
+    }
     if (spans_.size() > 1 && HasDuplicateKeys(sig)) Dedup(out, sig, log);
     e.args = out;
     e.arg_sig = sig;
@@ -608,6 +632,7 @@ class EventParser {
               e.args = args_;
               e.arg_sig = sig_;
               e.mask = 0;
+              e.has_dims = e.has_types = false;
               e.has_meta_sort = false;
               e.meta_name.clear();
             }
@@ -892,13 +917,14 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     db.Exec("BEGIN");
     Interner strings;
     StackInterner stacks;
+    InputShapes input_shapes;
     ArgShapes shapes;
     int64_t trace_id = 0;
     for (const auto& path : traces) {
       ++trace_id;
       auto tp = Clock::now();
       InputStream in(path);
-      TraceBuilder builder(path, dir.string(), strings, stacks, shapes);
+      TraceBuilder builder(path, dir.string(), strings, stacks, shapes, input_shapes);
       EventParser parser(builder, path, in.compressed());
       Progress progress(options.progress, fs::path(path).filename().string(), in.file_size());
 

@@ -1,0 +1,37 @@
+-- Invariant: the promoted copies agree with the args they come from. events.input_shape_id names the
+-- input_shapes row whose input_dims / input_type are exactly the event's 'Input Dims' / 'Input type'
+-- values (JSON text, NULL when absent), and is NULL only for events with neither; each memory_args
+-- value equals the arg ('Bytes', ...) when that is an integer, and is NULL otherwise; memory_args rows
+-- belong to '[memory]' instants. Rows returned = violations.
+WITH a AS (
+  SELECT e.id, e.name, e.ph, e.input_shape_id,
+         e.arg_values -> (SELECT path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS dims,
+         e.arg_values -> (SELECT path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS types
+  FROM events AS e
+)
+SELECT 'input_shape_id' AS what, a.id AS row_id, coalesce(a.dims, '-') || ' ' || coalesce(a.types, '-') AS detail
+FROM a LEFT JOIN input_shapes AS s ON s.id = a.input_shape_id
+WHERE (a.input_shape_id IS NULL) <> (a.dims IS NULL AND a.types IS NULL)
+   OR (a.input_shape_id IS NOT NULL AND (s.id IS NULL OR s.input_dims IS NOT a.dims OR s.input_type IS NOT a.types))
+UNION ALL
+SELECT 'memory_args ' || k.key, m.event_id, m.v
+FROM (SELECT event_id, 'Bytes' AS key, bytes AS v FROM memory_args
+      UNION ALL SELECT event_id, 'Addr', addr FROM memory_args
+      UNION ALL SELECT event_id, 'Total Allocated', total_allocated FROM memory_args
+      UNION ALL SELECT event_id, 'Total Reserved', total_reserved FROM memory_args
+      UNION ALL SELECT event_id, 'Device Type', device_type FROM memory_args
+      UNION ALL SELECT event_id, 'Device Id', device_id FROM memory_args) AS m
+JOIN events AS e ON e.id = m.event_id
+LEFT JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id AND k.key = m.key
+WHERE m.v IS NOT (CASE WHEN json_type(e.arg_values, k.path) = 'integer' THEN e.arg_values ->> k.path END)
+UNION ALL
+SELECT 'memory_args row for a non-[memory] event', m.event_id, e.name
+FROM memory_args AS m LEFT JOIN events AS e ON e.id = m.event_id
+WHERE e.name IS NOT '[memory]' OR e.ph NOT IN ('i', 'I')
+UNION ALL
+SELECT 'integer allocator arg missing from memory_args', e.id, k.key
+FROM events AS e JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
+WHERE e.name = '[memory]' AND e.ph IN ('i', 'I')
+  AND k.key IN ('Bytes', 'Addr', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
+  AND json_type(e.arg_values, k.path) = 'integer'
+  AND NOT EXISTS (SELECT 1 FROM memory_args AS m WHERE m.event_id = e.id);
