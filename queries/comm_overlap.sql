@@ -18,10 +18,12 @@
 -- first step, after the last, or a trace without steps) has step NULL; such a row is listed only
 -- when it holds communication.
 -- Method: one pass over each device's ops in start order, with the step windows' opens and closes
--- interleaved as marker rows. For each class the union of the op intervals grows, op by op, by the
--- part of the op past the furthest end of the earlier ops of that class; those pieces are disjoint,
--- so a window's share is the sum of the pieces of the ops that start in it, corrected at both of its
--- edges by the part of the union that an op started before the edge covers after it.
+-- interleaved as marker rows. For each set of ops (communication, compute, both) the union of their
+-- intervals grows, op by op, by the part of the op past the furthest end of the earlier ops of the
+-- set; those pieces are disjoint, so a window's share is the sum of the pieces of the ops that start
+-- in it, plus at its open and minus at its close the part of the union that ops started before
+-- that edge cover after it. Time outside every window is the whole minus the windows. Overlap =
+-- comm + compute - (comm or compute). An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (comp = 0) op names, from
   SELECT name, kind, class = 'compute' AS comp   -- their class (view gpu_op_classes)
   FROM gpu_op_classes WHERE class IN ('compute', 'communication')
@@ -47,55 +49,52 @@ win1 AS (
 win AS (                              -- windows that hold time (an empty one gets none, and no row)
   SELECT trace_id, step, w_ts, end_w AS w_end FROM win1 WHERE end_w > w_ts
 ),
+devs AS MATERIALIZED (SELECT DISTINCT trace_id, device FROM ops),
 rows_ AS (                            -- ops (k = 2) and, on every device of the trace, window closes
   SELECT trace_id, device, ts AS t, 2 AS k, end_ts, comp, 0 AS d_step FROM ops   -- (k = 0) and
   UNION ALL                                                                       -- opens (k = 1)
   SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k, NULL, NULL,
          (2 * e.k - 1) * (w.step + 1)
   FROM win AS w
-  JOIN (SELECT DISTINCT trace_id, device FROM ops) AS d ON d.trace_id = w.trace_id
+  JOIN devs AS d ON d.trace_id = w.trace_id
   CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
+  UNION ALL                           -- and one empty row per device outside every window (k = 3), so
+  SELECT trace_id, device, NULL, 3, NULL, NULL, 0 FROM devs   -- that the outside group exists
 ),
-run AS (                              -- per row, from the rows before it in (t, k) order: the segment
-  SELECT trace_id, device, t, k, end_ts, comp,   -- (0 before the first marker, +1 at each marker),
-         coalesce(sum(k < 2) OVER w, 0) + (k < 2) AS seg,
-         coalesce(sum(d_step) OVER w, 0) + d_step - 1 AS step,   -- -1: outside every window
-         max(end_ts) OVER w AS m_all,                            -- furthest end of an earlier op
-         max(CASE WHEN comp THEN end_ts END) OVER w AS m_comp,   -- ... of an earlier compute op
-         max(CASE WHEN NOT comp THEN end_ts END) OVER w AS m_comm  -- ... communication op
+run AS (                              -- per row, over the rows before it in (t, k) order: the furthest
+  SELECT trace_id, device, t, k, end_ts, comp,   -- end of an earlier op of each set, and the window
+         -- the row counts for: a close counts for the window it closes; -1: none
+         coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
+         max(end_ts) OVER w AS m_all,
+         max(CASE WHEN comp THEN end_ts END) OVER w AS m_comp,
+         max(CASE WHEN NOT comp THEN end_ts END) OVER w AS m_comm
   FROM rows_
   WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
-segs AS (                             -- per segment: the new union pieces of its ops (p_*), and at its
-  SELECT trace_id, device, seg, max(step) AS step,   -- opening marker the union already covering
-         sum(max(end_ts - max(t, coalesce(m_all, t)), 0)) AS p_all,   -- time after it (o_*)
-         sum(CASE WHEN comp THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END) AS p_comp,
-         sum(CASE WHEN NOT comp THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END) AS p_comm,
-         max(CASE WHEN k < 2 THEN max(m_all - t, 0) END) AS o_all,
-         max(CASE WHEN k < 2 THEN max(m_comp - t, 0) END) AS o_comp,
-         max(CASE WHEN k < 2 THEN max(m_comm - t, 0) END) AS o_comm,
-         sum(NOT comp) AS comm_ops
+parts AS (                            -- per window (-1: outside): the new union pieces of its ops (p_*)
+  SELECT trace_id, device, step,      -- and, at its open (+) and close (-), what the union already
+         coalesce(sum(CASE WHEN k = 2 THEN max(end_ts - max(t, coalesce(m_all, t)), 0) END), 0) AS p_all,
+         coalesce(sum(CASE WHEN k = 2 AND comp THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END), 0) AS p_comp,
+         coalesce(sum(CASE WHEN k = 2 AND NOT comp THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END), 0) AS p_comm,
+         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_all - t, 0) END), 0) AS c_all,   -- covers
+         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_comp - t, 0) END), 0) AS c_comp, -- past it
+         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_comm - t, 0) END), 0) AS c_comm,
+         coalesce(sum(NOT comp), 0) AS comm_ops
   FROM run
-  GROUP BY trace_id, device, seg
+  GROUP BY trace_id, device, step
 ),
-seg_time AS (                         -- union time inside each segment
-  SELECT trace_id, device, step, comm_ops,
-         coalesce(p_all, 0) + coalesce(o_all, 0) - coalesce(lead(o_all) OVER s, 0) AS u_all,
-         coalesce(p_comp, 0) + coalesce(o_comp, 0) - coalesce(lead(o_comp) OVER s, 0) AS u_comp,
-         coalesce(p_comm, 0) + coalesce(o_comm, 0) - coalesce(lead(o_comm) OVER s, 0) AS u_comm
-  FROM segs
-  WINDOW s AS (PARTITION BY trace_id, device ORDER BY seg)
-),
-agg AS (
-  SELECT trace_id, device,
-         CASE WHEN coalesce(:per_step, 1) AND step >= 0 THEN step END AS step,
-         sum(u_comm) AS comm_ns,
-         sum(u_comm + u_comp - u_all) AS overlapped_ns,
-         sum(u_comp) AS compute_ns,
-         coalesce(sum(comm_ops), 0) AS comm_ops
-  FROM seg_time
-  GROUP BY trace_id, device, CASE WHEN coalesce(:per_step, 1) AND step >= 0 THEN step END
+agg AS (                              -- windows: pieces + corrections; outside: the rest of the whole
+  SELECT trace_id, device, CASE WHEN step >= 0 THEN step END AS step,
+         CASE WHEN step >= 0 THEN p_comm + c_comm
+              ELSE sum(p_comm) OVER d - sum(p_comm + c_comm) OVER d + p_comm + c_comm END AS comm_ns,
+         CASE WHEN step >= 0 THEN p_comp + c_comp
+              ELSE sum(p_comp) OVER d - sum(p_comp + c_comp) OVER d + p_comp + c_comp END AS compute_ns,
+         CASE WHEN step >= 0 THEN p_all + c_all
+              ELSE sum(p_all) OVER d - sum(p_all + c_all) OVER d + p_all + c_all END AS all_ns,
+         comm_ops
+  FROM parts
+  WINDOW d AS (PARTITION BY trace_id, device)
 )
 SELECT
   a.trace_id,
@@ -104,9 +103,9 @@ SELECT
   a.step,
   a.comm_ops,
   a.comm_ns,
-  a.overlapped_ns,
-  a.comm_ns - a.overlapped_ns AS exposed_ns,
-  round(100.0 * a.overlapped_ns / nullif(a.comm_ns, 0), 2) AS overlap_pct,
+  a.comm_ns + a.compute_ns - a.all_ns AS overlapped_ns,
+  a.all_ns - a.compute_ns AS exposed_ns,
+  round(100.0 * (a.comm_ns + a.compute_ns - a.all_ns) / nullif(a.comm_ns, 0), 2) AS overlap_pct,
   a.compute_ns
 FROM agg AS a
 JOIN traces AS t ON t.id = a.trace_id
