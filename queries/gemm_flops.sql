@@ -88,11 +88,11 @@ models AS (
   SELECT ns || ':' || ':' || op AS name, models_.* FROM models_
 ),
 -- Innermost modelled CPU ops (no modelled op nested inside).
-ops AS (
-  SELECT o.id, o.trace_id, o.thread_id, o.name, o.ts, o.dur, o.arg_shape_id, o.arg_values
-  FROM events AS o
-  WHERE o.cat IN ('cpu_op', 'Operator')
-    AND o.name IN (SELECT name FROM models)
+ops AS MATERIALIZED (
+  SELECT o.id, o.trace_id, o.thread_id, o.name, o.ts, o.dur, o.arg_shape_id, o.arg_values,
+         o.input_shape_id
+  FROM cpu_ops AS o                   -- the cpu_op rows only (event_ranges), not every event
+  WHERE o.name IN (SELECT name FROM models)
     AND (:trace_id IS NULL OR o.trace_id = :trace_id)
     AND NOT EXISTS (
       SELECT 1 FROM events AS d
@@ -102,36 +102,52 @@ ops AS (
         AND d.cat IN ('cpu_op', 'Operator')
         AND d.name IN (SELECT name FROM models))
 ),
--- Their shapes and the GPU ops launched inside them.
+-- Their GPU ops: those whose launch call lies inside the op on its thread (op_kernel_links, by its
+-- (launch_thread_id, launch_ts) index; no names needed). 'Concrete Inputs' is read only for the
+-- models that use it (convolutions, attention); the shape is the integer input_shape_id, its
+-- text is looked up once per group below. Legacy 'Input dims' (2020-21; not in input_shapes) is
+-- read from the args.
 op_rows AS (
   SELECT
-    o.id, o.trace_id, o.name,
-    (SELECT o.arg_values -> k.path FROM arg_keys AS k
-      WHERE k.shape_id = o.arg_shape_id AND k.key IN ('Input Dims', 'Input dims')) AS dims,
-    (SELECT o.arg_values -> k.path FROM arg_keys AS k
-      WHERE k.shape_id = o.arg_shape_id AND k.key = 'Input type') AS types,
-    (SELECT o.arg_values -> k.path FROM arg_keys AS k
-      WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') AS concrete,
+    o.id, o.trace_id, o.name, o.input_shape_id,
+    CASE WHEN o.arg_shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
+      THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
+             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Input dims') END AS legacy_dims,
+    CASE WHEN m.i_stride IS NOT NULL OR m.i_pad IS NOT NULL OR m.i_dil IS NOT NULL
+           OR m.i_transposed IS NOT NULL OR m.i_outpad IS NOT NULL OR m.i_groups IS NOT NULL
+           OR m.i_mask IS NOT NULL OR m.i_causal IS NOT NULL
+      THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
+             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END AS concrete,
     coalesce(sum(g.gpu_dur), 0) AS gpu_time,
     count(g.gpu_event_id) AS gpu_ops,
     min(g.device) AS device
   FROM ops AS o
-  LEFT JOIN op_kernels AS g
+  JOIN models AS m ON m.name = o.name
+  LEFT JOIN op_kernel_links AS g
     ON g.launch_thread_id = o.thread_id AND g.launch_ts >= o.ts AND g.launch_ts <= o.ts + o.dur
   GROUP BY o.id
 ),
--- One row per distinct shape (per trace and device), with the model's argument positions.
+-- One row per distinct shape (per trace and device), with the model's argument positions:
+-- first per integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').
+by_id AS (
+  SELECT r.trace_id, r.name, r.input_shape_id, r.legacy_dims, r.concrete, r.device,
+         count(*) AS calls, sum(r.gpu_time) AS gpu_time, sum(r.gpu_ops) AS gpu_ops
+  FROM op_rows AS r
+  GROUP BY r.trace_id, r.name, r.input_shape_id, r.legacy_dims, r.concrete, r.device
+),
 shapes AS (
   SELECT
-    r.trace_id, r.name, r.dims, r.types, r.concrete, r.device,
+    b.trace_id, b.name, coalesce(sh.input_dims, b.legacy_dims) AS dims, sh.input_type AS types,
+    b.concrete, b.device,
     m.family, m.i_main, m.i_bias, m.i_stride, m.i_pad, m.i_dil, m.i_transposed, m.i_outpad,
     m.i_groups, m.i_gout, m.i_mask, m.layout, m.i_causal,
-    count(*) AS calls,
-    sum(r.gpu_time) AS gpu_time,
-    sum(r.gpu_ops) AS gpu_ops
-  FROM op_rows AS r
-  JOIN models AS m ON m.name = r.name
-  GROUP BY r.trace_id, r.name, r.dims, r.types, r.concrete, r.device
+    sum(b.calls) AS calls,
+    sum(b.gpu_time) AS gpu_time,
+    sum(b.gpu_ops) AS gpu_ops
+  FROM by_id AS b
+  JOIN models AS m ON m.name = b.name
+  LEFT JOIN input_shapes AS sh ON sh.id = b.input_shape_id
+  GROUP BY b.trace_id, b.name, 3, 4, b.concrete, b.device
 ),
 -- Ranks, element counts (up to 6 dimensions), bytes per element, dtype of inputs 0..3.
 sized AS (
