@@ -39,16 +39,6 @@ CREATE TABLE events (
                               -- (record_shapes); NULL when it has neither
 );
 
--- input_shapes: each distinct pair of args 'Input Dims' / 'Input type' (record_shapes), so that ops
--- are grouped by shape with an integer instead of reading JSON per event. Shared by the traces of a
--- database (ids are not per trace).
-CREATE TABLE input_shapes (
-  id INTEGER PRIMARY KEY,
-  input_dims TEXT,            -- the 'Input Dims' value as JSON text, exactly as in events.arg_values
-                              -- (e.g. '[[4,8],[8,16]]'); NULL when the event has no such arg
-  input_type TEXT             -- the 'Input type' value as JSON text (e.g. '["float","float"]'); NULL when absent
-);
-
 -- memory_args: the allocator args of '[memory]' instants (profile_memory) that are JSON integers, as
 -- columns, so memory_events reads no JSON. A value that is not an integer within int64 (never seen)
 -- is NULL here and stays in events.arg_values, where memory_events falls back to it.
@@ -66,31 +56,54 @@ CREATE TABLE memory_args (
 -- order share a shape, so each key is stored once, not once per event.
 CREATE TABLE arg_keys (
   shape_id INTEGER NOT NULL,  -- events.arg_shape_id
-  idx INTEGER NOT NULL,       -- 0-based position in events.arg_values
+  idx INTEGER NOT NULL,       -- 0-based position of the key in the args object (file order)
   key TEXT NOT NULL,          -- arg name exactly as written ('Input Dims', 'External id', ...)
-  path TEXT NOT NULL,         -- JSON path of the value in events.arg_values: '$[idx]'
+  path TEXT,                  -- JSON path of the value in events.arg_values ('$[n]', n = the number of
+                              -- keys before it that have a path); NULL for 'Input Dims' and 'Input type'
+                              -- of an event with events.input_shape_id: their value is in input_shapes
   PRIMARY KEY (shape_id, idx)
 ) WITHOUT ROWID;
+
+-- input_shapes: each distinct pair of args 'Input Dims' / 'Input type' (record_shapes), so that ops
+-- are grouped by shape with an integer instead of reading JSON per event. Shared by the traces of a
+-- database (ids are not per trace).
+CREATE TABLE input_shapes (
+  id INTEGER PRIMARY KEY,
+  input_dims TEXT,            -- the 'Input Dims' value as minified JSON text, exactly as written
+                              -- (e.g. '[[4,8],[8,16]]'); NULL when the event has no such arg. Not repeated
+                              -- in events.arg_values (arg_keys.path is NULL): the args view reads it here
+  input_type TEXT             -- the 'Input type' value as JSON text (e.g. '["float","float"]'); NULL when absent
+);
 
 -- args: one row per (event, arg key), lossless. Numbers come back with SQLite's own type, strings as
 -- text, arrays and objects as minified JSON text, integers beyond int64 as text of their exact digits.
 -- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id.
 CREATE VIEW args AS
 SELECT
-  e.id AS event_id,           -- events.id
-  e.trace_id AS trace_id,     -- events.trace_id
-  k.key AS key,               -- arg name exactly as written
-  json_extract(e.arg_values, k.path) AS value,  -- the value (see above)
-  json_type(e.arg_values, k.path) AS value_type -- 'integer', 'real', 'text', 'true', 'false', 'null', 'array', 'object'
-FROM events AS e
-JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id;
+  event_id,                   -- events.id
+  trace_id,                   -- events.trace_id
+  key,                        -- arg name exactly as written
+  json_extract(j, p) AS value,  -- the value (see above)
+  json_type(j, p) AS value_type -- 'integer', 'real', 'text', 'true', 'false', 'null', 'array', 'object'
+FROM (
+  SELECT e.id AS event_id, e.trace_id, k.key,
+         CASE WHEN k.path IS NOT NULL THEN e.arg_values
+              ELSE (SELECT CASE k.key WHEN 'Input Dims' THEN s.input_dims ELSE s.input_type END
+                      FROM input_shapes AS s WHERE s.id = e.input_shape_id) END AS j,
+         coalesce(k.path, '$') AS p
+  FROM events AS e
+  JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
+);
 
 -- event_args: each event's args as one JSON object (keys in file order), for json_extract():
 --   SELECT json_extract(a.args, '$."Input Dims"') FROM events e JOIN event_args a ON a.event_id = e.id
 CREATE VIEW event_args AS
 SELECT
   e.id AS event_id,           -- events.id
-  (SELECT json_group_object(k.key, e.arg_values -> k.path)
+  (SELECT json_group_object(k.key,
+            CASE WHEN k.path IS NOT NULL THEN e.arg_values -> k.path
+                 ELSE (SELECT json(CASE k.key WHEN 'Input Dims' THEN s.input_dims ELSE s.input_type END)
+                         FROM input_shapes AS s WHERE s.id = e.input_shape_id) END)
      FROM (SELECT key, path FROM arg_keys WHERE shape_id = e.arg_shape_id ORDER BY idx) AS k
   ) AS args                   -- JSON object text
 FROM events AS e

@@ -58,6 +58,82 @@ uint32_t ArgShapes::Concat(uint32_t a, uint32_t b) {
   return Intern(sig);
 }
 
+uint32_t ArgShapes::OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop) {
+  if (shape >= ool_.size()) {
+    ool_.resize(sigs_.size() + 64, 0);
+    ool_drop_.resize(sigs_.size() + 64);
+  }
+  if (ool_[shape] == 0) {
+    std::string_view sig = sigs_[shape - 1];
+    std::string out;
+    std::vector<uint32_t> positions;
+    uint32_t pos = 0;  // position of the key's value in the original values array
+    while (sig.size() >= 4) {
+      uint32_t len;
+      std::memcpy(&len, sig.data(), 4);
+      bool already = (len & kOutOfLine) != 0;
+      len &= ~kOutOfLine;
+      std::string_view key = sig.substr(4, len);
+      uint32_t flagged = len;
+      if (!already && (key == "Input Dims" || key == "Input type")) {
+        flagged |= kOutOfLine;
+        positions.push_back(pos);
+      }
+      if (!already) ++pos;
+      if (already) flagged |= kOutOfLine;
+      out.append(reinterpret_cast<const char*>(&flagged), 4);
+      out.append(key);
+      sig.remove_prefix(4 + len);
+    }
+    uint32_t id = positions.empty() ? shape : Intern(out);
+    if (id >= ool_.size()) {
+      ool_.resize(sigs_.size() + 64, 0);
+      ool_drop_.resize(sigs_.size() + 64);
+    }
+    ool_[shape] = id + 1;
+    ool_drop_[shape] = std::move(positions);
+  }
+  *drop = &ool_drop_[shape];
+  return ool_[shape] - 1;
+}
+
+// Drops the elements at `drop` (sorted array positions) from a minified JSON array.
+void DropArrayElements(std::string_view array, const std::vector<uint32_t>& drop, std::string& out) {
+  out.assign("[");
+  size_t i = 1, n = array.size() - 1;  // inside the brackets
+  uint32_t pos = 0;
+  size_t k = 0;
+  while (i < n) {
+    size_t start = i;
+    int depth = 0;
+    bool in_string = false;
+    for (; i < n; ++i) {
+      char c = array[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        break;
+      }
+    }
+    if (k < drop.size() && drop[k] == pos) {
+      ++k;
+    } else {
+      if (out.size() > 1) out.push_back(',');
+      out.append(array.substr(start, i - start));
+    }
+    ++pos;
+    ++i;  // past the comma
+  }
+  out.push_back(']');
+}
+
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
   for (char c : s) {
@@ -845,6 +921,19 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         }
         s.BindInt(25, shape);
         s.BindTextCopy(26, merged);
+      } else if (e.args_len && (e.mask & (1u << kInputShape))) {
+        // Input Dims / Input type live in input_shapes: out of the values array.
+        const std::vector<uint32_t>* drop = nullptr;
+        uint32_t shape = shapes_.OutOfLine(e.shape, &drop);
+        std::string_view args = read_args(e.kind, e.args_off, e.args_len);
+        if (shape != e.shape) {
+          DropArrayElements(args, *drop, merged);
+          s.BindInt(25, shape);
+          s.BindTextCopy(26, merged);
+        } else {
+          s.BindInt(25, e.shape);
+          s.BindText(26, args);
+        }
       } else if (e.args_len) {
         s.BindInt(25, e.shape);
         s.BindText(26, read_args(e.kind, e.args_off, e.args_len));
@@ -890,15 +979,21 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     const auto& sigs = shapes_.sigs();
     for (size_t i = shapes_.written; i < sigs.size(); ++i) {
       std::string_view sig = sigs[i];
-      int64_t idx = 0;
+      int64_t idx = 0, pos = 0;
       while (sig.size() >= 4) {
         uint32_t len;
         std::memcpy(&len, sig.data(), 4);
+        bool out_of_line = (len & ArgShapes::kOutOfLine) != 0;
+        len &= ~ArgShapes::kOutOfLine;
         s.BindInt(1, static_cast<int64_t>(i) + 1);
         s.BindInt(2, idx);
         s.BindText(3, sig.substr(4, len));
-        std::string path = fmt::format("$[{}]", idx);
-        s.BindTextCopy(4, path);
+        if (out_of_line) {
+          s.BindNull(4);
+        } else {
+          std::string path = fmt::format("$[{}]", pos++);
+          s.BindTextCopy(4, path);
+        }
         s.Run();
         sig.remove_prefix(4 + len);
         ++idx;

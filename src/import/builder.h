@@ -127,9 +127,14 @@ struct EndArgs {
 // array of values, and arg_keys maps (shape, index) to the key.
 class ArgShapes {
  public:
-  // sig: the keys, each as a 4-byte length then its bytes.
+  // sig: the keys, each as a 4-byte length then its bytes. A length with kOutOfLine set marks a key
+  // whose value is not in events.arg_values but in input_shapes (arg_keys.path NULL).
+  static constexpr uint32_t kOutOfLine = 0x80000000u;
   uint32_t Intern(std::string_view sig);
   uint32_t Concat(uint32_t a, uint32_t b);
+  // The shape with 'Input Dims' / 'Input type' moved out of line, and the array positions of their
+  // values (which the caller drops from the values). Returns `shape` itself when it has neither.
+  uint32_t OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop);
   const std::deque<std::string>& sigs() const { return sigs_; }
   size_t written = 0;  // shapes already written to the database
 
@@ -138,6 +143,8 @@ class ArgShapes {
   std::deque<std::string> sigs_;                        // id = index + 1
   std::string_view last_sig_;
   uint32_t last_id_ = 0;
+  std::vector<uint32_t> ool_;                  // by shape id: OutOfLine result + 1, 0 = not computed
+  std::vector<std::vector<uint32_t>> ool_drop_;  // by shape id: positions dropped
 };
 
 // Decoded fields of one event, handed from the parser to the builder.

@@ -1,6 +1,8 @@
 -- Invariant: stored args are well-formed. events.arg_values is NULL exactly when arg_shape_id is;
 -- otherwise it is valid JSON (json_valid) holding an array with one value per key of its shape in
--- arg_keys. Each shape's keys are numbered 0..n-1 with path '$[idx]' and no key twice.
+-- arg_keys that has a path. Each shape's keys are numbered 0..n-1 (idx), no key twice; the keys with
+-- a path have '$[0]', '$[1]', ... in idx order; only 'Input Dims' / 'Input type' have none (their
+-- value is in input_shapes), and only for events with an input_shape_id.
 -- traces.metadata and devices.properties are valid JSON objects. Rows returned = violations.
 SELECT 'events.arg_values' AS what, e.id AS row_id, substr(e.arg_values, 1, 80) AS detail
 FROM events AS e
@@ -9,12 +11,16 @@ WHERE (e.arg_values IS NULL) <> (e.arg_shape_id IS NULL)
        AND CASE WHEN json_valid(e.arg_values)
                 THEN json_type(e.arg_values) <> 'array'
                      OR json_array_length(e.arg_values)
-                        IS NOT (SELECT count(*) FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id)
+                        IS NOT (SELECT count(*) FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id
+                                                                   AND k.path IS NOT NULL)
                 ELSE 1 END)
 UNION ALL
 SELECT 'arg_keys.idx/path', shape_id, key
 FROM arg_keys
-WHERE path IS NOT '$[' || idx || ']'
+WHERE (path IS NULL AND key NOT IN ('Input Dims', 'Input type'))
+   OR (path IS NOT NULL AND path IS NOT '$[' || (SELECT count(*) FROM arg_keys AS k2
+                                                WHERE k2.shape_id = arg_keys.shape_id AND k2.idx < arg_keys.idx
+                                                  AND k2.path IS NOT NULL) || ']')
    OR idx < 0
    OR idx >= (SELECT count(*) FROM arg_keys AS k2 WHERE k2.shape_id = arg_keys.shape_id)
 UNION ALL
@@ -22,6 +28,10 @@ SELECT 'arg_keys duplicate key', shape_id, key
 FROM arg_keys
 GROUP BY shape_id, key
 HAVING count(*) > 1
+UNION ALL
+SELECT 'out-of-line arg without input_shape_id', e.id, k.key
+FROM events AS e JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
+WHERE k.path IS NULL AND e.input_shape_id IS NULL
 UNION ALL
 SELECT 'traces.metadata', id, substr(metadata, 1, 80)
 FROM traces

@@ -1,18 +1,26 @@
--- Invariant: the promoted copies agree with the args they come from. events.input_shape_id names the
--- input_shapes row whose input_dims / input_type are exactly the event's 'Input Dims' / 'Input type'
--- values (JSON text, NULL when absent), and is NULL only for events with neither; each memory_args
--- value equals the arg ('Bytes', ...) when that is an integer, and is NULL otherwise; memory_args rows
--- belong to '[memory]' instants. Rows returned = violations.
+-- Invariant: the promoted copies agree with the args they come from. events.input_shape_id names an
+-- input_shapes row, and is NULL only for events whose args have neither 'Input Dims' nor 'Input type';
+-- the row's input_dims / input_type are NULL exactly when the event lacks that key, and where the value
+-- is also in line (arg_keys.path not NULL: B/E pairs) it is the same JSON text. (The args view reads
+-- out-of-line values from input_shapes; verify_import.py checks them against the file.) Each
+-- memory_args value equals the arg ('Bytes', ...) when that is an integer, and is NULL otherwise;
+-- memory_args rows belong to '[memory]' instants. Rows returned = violations.
 WITH a AS (
-  SELECT e.id, e.name, e.ph, e.input_shape_id,
-         e.arg_values -> (SELECT path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS dims,
-         e.arg_values -> (SELECT path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS types
+  SELECT e.id, e.input_shape_id,
+         (SELECT k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS dims_path,
+         EXISTS (SELECT 1 FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS has_dims,
+         (SELECT k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS types_path,
+         EXISTS (SELECT 1 FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS has_types,
+         e.arg_values
   FROM events AS e
 )
-SELECT 'input_shape_id' AS what, a.id AS row_id, coalesce(a.dims, '-') || ' ' || coalesce(a.types, '-') AS detail
+SELECT 'input_shape_id' AS what, a.id AS row_id, coalesce(s.input_dims, '-') || ' ' || coalesce(s.input_type, '-') AS detail
 FROM a LEFT JOIN input_shapes AS s ON s.id = a.input_shape_id
-WHERE (a.input_shape_id IS NULL) <> (a.dims IS NULL AND a.types IS NULL)
-   OR (a.input_shape_id IS NOT NULL AND (s.id IS NULL OR s.input_dims IS NOT a.dims OR s.input_type IS NOT a.types))
+WHERE (a.input_shape_id IS NULL) <> (NOT a.has_dims AND NOT a.has_types)
+   OR (a.input_shape_id IS NOT NULL
+       AND (s.id IS NULL OR (s.input_dims IS NULL) = a.has_dims OR (s.input_type IS NULL) = a.has_types
+            OR (a.dims_path IS NOT NULL AND s.input_dims IS NOT a.arg_values -> a.dims_path)
+            OR (a.types_path IS NOT NULL AND s.input_type IS NOT a.arg_values -> a.types_path)))
 UNION ALL
 SELECT 'memory_args ' || k.key, m.event_id, m.v
 FROM (SELECT event_id, 'Bytes' AS key, bytes AS v FROM memory_args

@@ -472,27 +472,35 @@ class TraceCheck(object):
         # Two storage layouts are understood: events.args (a JSON object per event), or
         # events.arg_shape_id + events.arg_values (a JSON array of values) with the keys of each
         # shape in arg_keys(shape_id, idx, key). The object is rebuilt here, not read from a view.
+        # In the shape layout a key whose arg_keys.path is NULL ('Input Dims' / 'Input type') has its
+        # value in input_shapes(id, input_dims, input_type) through events.input_shape_id.
         if 'args' in cols:
             self.arg_layout = 'object'
-            argsel = 'args, NULL'
+            argsel = 'args, NULL, NULL'
         elif 'arg_values' in cols and 'arg_shape_id' in cols:
             self.arg_layout = 'shape'
-            argsel = 'arg_values, arg_shape_id'
+            argsel = 'arg_values, arg_shape_id, %s' % ('input_shape_id' if 'input_shape_id' in cols else 'NULL')
             self.shape_keys = collections.defaultdict(list)
-            for sid, idx, key in self.con.execute(
-                    'SELECT shape_id, idx, key FROM arg_keys ORDER BY shape_id, idx'):
-                self.shape_keys[sid].append((idx, key))
+            has_path = 'path' in table_columns(self.con, 'arg_keys')
+            for sid, idx, key, path in self.con.execute(
+                    'SELECT shape_id, idx, key, %s FROM arg_keys ORDER BY shape_id, idx'
+                    % ('path' if has_path else "'$[' || idx || ']'")):
+                self.shape_keys[sid].append((idx, key, path))
+            self.input_shapes = {}
+            if 'input_shape_id' in cols:
+                for sid, dims, types in self.con.execute('SELECT id, input_dims, input_type FROM input_shapes'):
+                    self.input_shapes[sid] = {'Input Dims': dims, 'Input type': types}
         else:
             self.rep.add('args', 'events has neither an args column nor arg_shape_id/arg_values')
             self.arg_layout = None
-            argsel = 'NULL, NULL'
+            argsel = 'NULL, NULL, NULL'
         sel = 'SELECT id, pid, tid, ts, dur, name, ph, cat, %s%s FROM events WHERE trace_id = ?' % (
             argsel, ''.join(', ' + spec[0] for spec in prom))
         db_by_key = collections.defaultdict(list)
         self.db_events = {}
         for r in self.con.execute(sel, (self.tid,)):
-            # r becomes (id, pid, tid, ts, dur, name, ph, cat, args-text, promoted...)
-            r = r[:8] + (r[8:10],) + r[10:]
+            # r becomes (id, pid, tid, ts, dur, name, ph, cat, (args-text, shape, input shape), promoted...)
+            r = r[:8] + (r[8:11],) + r[11:]
             key = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
             db_by_key[key].append(r)
             self.db_events[r[0]] = r
@@ -571,7 +579,7 @@ class TraceCheck(object):
 
     def _db_args(self, r):
         """(args as an ordered dict or None, error text or None) of db events row r."""
-        txt, shape = r[8]
+        txt, shape, input_shape = r[8]
         if txt is None and shape is None:
             return None, None
         if self.arg_layout == 'object':
@@ -590,15 +598,27 @@ class TraceCheck(object):
             except (ValueError, TypeError) as ex:
                 return None, 'arg_values is not valid JSON (%s): %s' % (ex, short(txt))
             keys = self.shape_keys.get(shape, [])   # a shape may have no keys (args {})
-            if not isinstance(arr, list) or len(arr) != len(keys) or \
-                    [i for i, _ in keys] != list(range(len(keys))):
-                return None, 'arg_values %s does not fit shape %r (%d keys)' % (
-                    short(txt, 60), shape, len(keys))
+            inline = [k for k in keys if k[2] is not None]
+            if not isinstance(arr, list) or len(arr) != len(inline) or \
+                    [i for i, _, _ in keys] != list(range(len(keys))) or \
+                    [p for _, _, p in inline] != ['$[%d]' % n for n in range(len(inline))]:
+                return None, 'arg_values %s does not fit shape %r (%d keys, %d in line)' % (
+                    short(txt, 60), shape, len(keys), len(inline))
             val = collections.OrderedDict()
-            for (_, k), v in zip(keys, arr):
+            values = iter(arr)
+            for _, k, path in keys:
                 if k in val:
                     return None, 'shape %r repeats key %r' % (shape, k)
-                val[k] = v
+                if path is not None:
+                    val[k] = next(values)
+                    continue
+                text = self.input_shapes.get(input_shape, {}).get(k)
+                if text is None:
+                    return None, 'key %r out of line, but input_shape_id %r holds no value for it' % (k, input_shape)
+                try:
+                    val[k] = json.loads(text, parse_float=Decimal)
+                except ValueError as ex:
+                    return None, 'input_shapes %r %r is not valid JSON (%s)' % (input_shape, k, ex)
             return (val or None), None
         return None, None
 
