@@ -59,12 +59,13 @@ CREATE TABLE arg_keys (
   idx INTEGER NOT NULL,       -- 0-based position of the key in the args object (file order)
   key TEXT NOT NULL,          -- arg name exactly as written ('Input Dims', 'External id', ...)
   path TEXT,                  -- JSON path of the value in events.arg_values ('$[n]', n = the number of
-                              -- keys before it that have a path); NULL for 'Input Dims' and 'Input type'
-                              -- of an event with events.input_shape_id: their value is in input_shapes
+                              -- keys before it that have a path); NULL for 'Input Dims' (2020: 'Input dims')
+                              -- and 'Input type' of an event with events.input_shape_id: their value is in
+                              -- input_shapes
   PRIMARY KEY (shape_id, idx)
 ) WITHOUT ROWID;
 
--- input_shapes: each distinct pair of args 'Input Dims' / 'Input type' (record_shapes), so that ops
+-- input_shapes: each distinct pair of args 'Input Dims' (2020: 'Input dims') / 'Input type' (record_shapes), so that ops
 -- are grouped by shape with an integer instead of reading JSON per event. Shared by the traces of a
 -- database (ids are not per trace).
 CREATE TABLE input_shapes (
@@ -88,7 +89,7 @@ SELECT
 FROM (
   SELECT e.id AS event_id, e.trace_id, k.key,
          CASE WHEN k.path IS NOT NULL THEN e.arg_values
-              ELSE (SELECT CASE k.key WHEN 'Input Dims' THEN s.input_dims ELSE s.input_type END
+              ELSE (SELECT CASE k.key WHEN 'Input type' THEN s.input_type ELSE s.input_dims END
                       FROM input_shapes AS s WHERE s.id = e.input_shape_id) END AS j,
          coalesce(k.path, '$') AS p
   FROM events AS e
@@ -102,7 +103,7 @@ SELECT
   e.id AS event_id,           -- events.id
   (SELECT json_group_object(k.key,
             CASE WHEN k.path IS NOT NULL THEN e.arg_values -> k.path
-                 ELSE (SELECT json(CASE k.key WHEN 'Input Dims' THEN s.input_dims ELSE s.input_type END)
+                 ELSE (SELECT json(CASE k.key WHEN 'Input type' THEN s.input_type ELSE s.input_dims END)
                          FROM input_shapes AS s WHERE s.id = e.input_shape_id) END)
      FROM (SELECT key, path FROM arg_keys WHERE shape_id = e.arg_shape_id ORDER BY idx) AS k
   ) AS args                   -- JSON object text

@@ -65,17 +65,29 @@ uint32_t ArgShapes::OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop
   }
   if (ool_[shape] == 0) {
     std::string_view sig = sigs_[shape - 1];
+    // The last 'Input Dims' (2020: 'Input dims') and the last 'Input type' key: the ones whose
+    // values the parser kept for input_shapes.
+    int last_dims = -1, last_types = -1, n = 0;
+    for (std::string_view rest = sig; rest.size() >= 4; ++n) {
+      uint32_t len;
+      std::memcpy(&len, rest.data(), 4);
+      len &= ~kOutOfLine;
+      std::string_view key = rest.substr(4, len);
+      if (key == "Input Dims" || key == "Input dims") last_dims = n;
+      if (key == "Input type") last_types = n;
+      rest.remove_prefix(4 + len);
+    }
     std::string out;
     std::vector<uint32_t> positions;
     uint32_t pos = 0;  // position of the key's value in the original values array
-    while (sig.size() >= 4) {
+    for (int k = 0; sig.size() >= 4; ++k) {
       uint32_t len;
       std::memcpy(&len, sig.data(), 4);
       bool already = (len & kOutOfLine) != 0;
       len &= ~kOutOfLine;
       std::string_view key = sig.substr(4, len);
       uint32_t flagged = len;
-      if (!already && (key == "Input Dims" || key == "Input type")) {
+      if (!already && (k == last_dims || k == last_types)) {
         flagged |= kOutOfLine;
         positions.push_back(pos);
       }

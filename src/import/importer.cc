@@ -369,7 +369,7 @@ class ArgsReader {
         e.meta_sort = iv;
       }
       if (is_meta_name && t != json_type::string) e.meta_name.clear();
-      if (key.size() == 10 && key == "Input Dims") dims_at = spans_.size() + 1;
+      if (key.size() == 10 && (key == "Input Dims" || key == "Input dims")) dims_at = spans_.size() + 1;  // 2020: "Input dims"
       if (key.size() == 10 && key == "Input type") types_at = spans_.size() + 1;
       spans_.push_back({value_start, out.size()});
     }

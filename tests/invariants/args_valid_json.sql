@@ -1,7 +1,7 @@
 -- Invariant: stored args are well-formed. events.arg_values is NULL exactly when arg_shape_id is;
 -- otherwise it is valid JSON (json_valid) holding an array with one value per key of its shape in
 -- arg_keys that has a path. Each shape's keys are numbered 0..n-1 (idx), no key twice; the keys with
--- a path have '$[0]', '$[1]', ... in idx order; only 'Input Dims' / 'Input type' have none (their
+-- a path have '$[0]', '$[1]', ... in idx order; only 'Input Dims' ('Input dims') / 'Input type' have none (their
 -- value is in input_shapes), and only for events with an input_shape_id.
 -- traces.metadata and devices.properties are valid JSON objects. Rows returned = violations.
 SELECT 'events.arg_values' AS what, e.id AS row_id, substr(e.arg_values, 1, 80) AS detail
@@ -17,7 +17,7 @@ WHERE (e.arg_values IS NULL) <> (e.arg_shape_id IS NULL)
 UNION ALL
 SELECT 'arg_keys.idx/path', shape_id, key
 FROM arg_keys
-WHERE (path IS NULL AND key NOT IN ('Input Dims', 'Input type'))
+WHERE (path IS NULL AND key NOT IN ('Input Dims', 'Input dims', 'Input type'))
    OR (path IS NOT NULL AND path IS NOT '$[' || (SELECT count(*) FROM arg_keys AS k2
                                                 WHERE k2.shape_id = arg_keys.shape_id AND k2.idx < arg_keys.idx
                                                   AND k2.path IS NOT NULL) || ']')

@@ -7,8 +7,9 @@
 -- memory_args rows belong to '[memory]' instants. Rows returned = violations.
 WITH a AS (
   SELECT e.id, e.input_shape_id,
-         (SELECT k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS dims_path,
-         EXISTS (SELECT 1 FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input Dims') AS has_dims,
+         (SELECT k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key IN ('Input Dims', 'Input dims')
+           ORDER BY k.idx DESC LIMIT 1) AS dims_path,
+         EXISTS (SELECT 1 FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key IN ('Input Dims', 'Input dims')) AS has_dims,
          (SELECT k.path FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS types_path,
          EXISTS (SELECT 1 FROM arg_keys AS k WHERE k.shape_id = e.arg_shape_id AND k.key = 'Input type') AS has_types,
          e.arg_values

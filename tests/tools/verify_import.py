@@ -489,7 +489,7 @@ class TraceCheck(object):
             self.input_shapes = {}
             if 'input_shape_id' in cols:
                 for sid, dims, types in self.con.execute('SELECT id, input_dims, input_type FROM input_shapes'):
-                    self.input_shapes[sid] = {'Input Dims': dims, 'Input type': types}
+                    self.input_shapes[sid] = {'Input Dims': dims, 'Input dims': dims, 'Input type': types}
         else:
             self.rep.add('args', 'events has neither an args column nor arg_shape_id/arg_values')
             self.arg_layout = None
