@@ -2,15 +2,16 @@
 -- description: Compare two traces (A = baseline, B = new): CPU ops matched by name and shapes, GPU ops by kind and name; counts and total time on each side, the change, and whether each one was added, removed, got slower or faster. Two traces of one database, or two databases (see below).
 -- param :a_trace NULL — trace id of A in this database; the lowest trace id when NULL
 -- param :b_trace NULL — trace id of B; when NULL the next trace id after A on the B side, else B's lowest (so one trace is compared with itself)
--- param :shapes 1 — 0: match CPU ops by name only, as HTA's TraceDiff (reads no args: several times faster on large traces)
+-- param :shapes 1 — 0: match CPU ops by name only, as HTA's TraceDiff
 -- param :per_step 0 — 1: divide counts and times by each side's number of ProfilerStep#N (runs of different length compare)
 -- param :tolerance_pct 5 — time changes within this share of A's time count as unchanged
 -- param :min_delta 0 — time changes smaller than this (ns; per step with :per_step) count as unchanged
 -- param :all 0 — 1: list unchanged rows too
 -- param :limit 100 — number of rows
 --
--- A is read from this database (main.events, main.arg_keys, main.traces). B is read from the
--- unqualified events, arg_keys and traces, which are this database's own unless temporary views
+-- A is read from this database (main.events, main.event_ranges, main.input_shapes, main.stacks,
+-- main.arg_keys, main.traces). B is read from the unqualified events, event_ranges, input_shapes,
+-- stacks, arg_keys and traces, which are this database's own unless temporary views
 -- of those names point elsewhere. So:
 --   * two traces in one database (tracesql import a.json b.json -o ab.db): run it as it is;
 --     a_trace / b_trace pick them (defaults: trace 1 against trace 2, or a single trace against
@@ -20,10 +21,12 @@
 --     at it. By hand (e.g. in sqlite3 on a.db) the same is:
 --       ATTACH 'b.db' AS b;
 --       CREATE TEMP VIEW events AS SELECT * FROM b.events;
+--       CREATE TEMP VIEW event_ranges AS SELECT * FROM b.event_ranges;
+--       CREATE TEMP VIEW input_shapes AS SELECT * FROM b.input_shapes;
+--       CREATE TEMP VIEW stacks AS SELECT * FROM b.stacks;
 --       CREATE TEMP VIEW arg_keys AS SELECT * FROM b.arg_keys;
 --       CREATE TEMP VIEW traces AS SELECT * FROM b.traces;
---     then the query, then DROP VIEW temp.events; DROP VIEW temp.arg_keys; DROP VIEW
---     temp.traces; DETACH b;
+--     then the query, then DROP VIEW temp.events; ... (each of the six); DETACH b;
 --     (SQLite cannot take a schema name from a parameter; temporary objects come first in name
 --     lookup, and only temporary views may read another attached database.)
 -- Rows:
@@ -50,92 +53,165 @@ sides AS (
                WHERE id > coalesce(:a_trace, (SELECT min(id) FROM main.traces))),
              (SELECT min(id) FROM traces)) AS b_id
 ),
--- Where each args shape keeps 'Input Dims' and 'Input type' (per side: ids differ across databases).
+-- Args shapes that keep the legacy 'Input dims' key (2020-21 traces; not in input_shapes), with
+-- where they keep it and 'Input type' (per side: ids differ across databases).
 a_keys AS (
   SELECT shape_id,
          max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
          max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM main.arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
+  FROM main.arg_keys
+  WHERE shape_id IN (SELECT shape_id FROM main.arg_keys WHERE key = 'Input dims')
+    AND key IN ('Input Dims', 'Input dims', 'Input type')
   GROUP BY shape_id
 ),
 b_keys AS (
   SELECT shape_id,
          max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
          max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM arg_keys WHERE key IN ('Input Dims', 'Input dims', 'Input type')
+  FROM arg_keys
+  WHERE shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
+    AND key IN ('Input Dims', 'Input dims', 'Input type')
   GROUP BY shape_id
 ),
--- Every CPU op and GPU op of each side, grouped. ('Input Dims' and 'Input type' are read with one
--- json_extract call: one parse of the args per CPU op, most of the query's time.)
+-- Every CPU op and GPU op of each side, grouped: each side's cpu_op and GPU op rows only
+-- (event_ranges), CPU ops by name and input_shape_id (an integer: no JSON per op; the shapes
+-- text is built once per group from input_shapes, or for legacy shapes read from the args), GPU
+-- ops by stack_id (an integer: the (name, cat) of a root GPU op, or its path under a GPU
+-- annotation), named once per stack. The shapes text is what json_extract(args, Input Dims,
+-- Input type) gives: '[' || dims || ',' || type || ']', or the dims alone without a type.
+a_cpu AS (
+  SELECT e.name,
+         CASE WHEN coalesce(:shapes, 1) THEN e.input_shape_id END AS sid,
+         CASE WHEN coalesce(:shapes, 1) AND (SELECT count(*) FROM a_keys)  -- once
+                   AND e.arg_shape_id IN (SELECT shape_id FROM a_keys) THEN
+           (SELECT CASE WHEN k.p_type IS NOT NULL
+                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+                        ELSE e.arg_values -> k.p_dims END
+              FROM a_keys AS k WHERE k.shape_id = e.arg_shape_id) END AS ltext,
+         count(*) AS n,
+         sum(e.dur) AS t
+  FROM main.event_ranges AS r
+  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
+  GROUP BY e.name, sid, ltext
+),
+a_gpu AS (
+  SELECT e.stack_id,
+         CASE WHEN e.stack_id IS NULL THEN e.cat END AS cat,
+         CASE WHEN e.stack_id IS NULL THEN e.name END AS name,
+         count(*) AS n,
+         sum(e.dur) AS t
+  FROM main.event_ranges AS r
+  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE r.kind IN ('kernel', 'memcpy', 'memset') AND r.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2, 3
+),
 a_rows AS MATERIALIZED (
   SELECT
     'cpu_op' AS kind,
-    e.name,
-    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
-         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-         ELSE e.arg_values -> k.p_dims END AS shapes,
-    count(*) AS n,
-    sum(e.dur) AS t
-  FROM main.events AS e
-  LEFT JOIN a_keys AS k ON k.shape_id = e.arg_shape_id
-  WHERE e.trace_id = (SELECT a_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
-  GROUP BY e.name, shapes
+    c.name,
+    CASE WHEN c.ltext IS NOT NULL THEN c.ltext    -- legacy 'Input dims' (never NULL then)
+         WHEN s.input_type IS NOT NULL
+           THEN '[' || coalesce(s.input_dims, 'null') || ',' || s.input_type || ']'
+         ELSE s.input_dims END AS shapes,
+    sum(c.n) AS n,
+    sum(c.t) AS t
+  FROM a_cpu AS c
+  LEFT JOIN main.input_shapes AS s ON s.id = c.sid
+  GROUP BY c.name, shapes
   UNION ALL
   SELECT
-    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
-    e.name, NULL, count(*), sum(e.dur)
-  FROM main.events AS e
-  WHERE e.trace_id = (SELECT a_id FROM sides)
-    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+    CASE WHEN coalesce(st.cat, g.cat) IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN coalesce(st.cat, g.cat) IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    CASE WHEN g.stack_id IS NULL THEN g.name ELSE st.name END,
+    NULL, sum(g.n), sum(g.t)
+  FROM a_gpu AS g
+  LEFT JOIN main.stacks AS st ON st.id = g.stack_id
   GROUP BY 1, 2
 ),
 -- B: when B is this database's own trace A again (no temporary views in the way), A's rows.
 same AS (
   SELECT (SELECT a_id = b_id FROM sides)
          AND NOT EXISTS (SELECT 1 FROM sqlite_temp_master
-                          WHERE name IN ('events', 'arg_keys', 'traces')) AS yes
+                          WHERE name IN ('events', 'arg_keys', 'traces', 'event_ranges',
+                                         'input_shapes', 'stacks')) AS yes
+),
+b_cpu AS (
+  SELECT e.name,
+         CASE WHEN coalesce(:shapes, 1) THEN e.input_shape_id END AS sid,
+         CASE WHEN coalesce(:shapes, 1) AND (SELECT count(*) FROM b_keys)  -- once
+                   AND e.arg_shape_id IN (SELECT shape_id FROM b_keys) THEN
+           (SELECT CASE WHEN k.p_type IS NOT NULL
+                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+                        ELSE e.arg_values -> k.p_dims END
+              FROM b_keys AS k WHERE k.shape_id = e.arg_shape_id) END AS ltext,
+         count(*) AS n,
+         sum(e.dur) AS t
+  FROM event_ranges AS r
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (SELECT yes FROM same)
+    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+  GROUP BY e.name, sid, ltext
+),
+b_gpu AS (
+  SELECT e.stack_id,
+         CASE WHEN e.stack_id IS NULL THEN e.cat END AS cat,
+         CASE WHEN e.stack_id IS NULL THEN e.name END AS name,
+         count(*) AS n,
+         sum(e.dur) AS t
+  FROM event_ranges AS r
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (SELECT yes FROM same)
+    AND r.kind IN ('kernel', 'memcpy', 'memset') AND r.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+  GROUP BY 1, 2, 3
 ),
 b_rows AS (
   SELECT * FROM a_rows WHERE (SELECT yes FROM same)
   UNION ALL
   SELECT
     'cpu_op',
-    e.name,
-    CASE WHEN NOT coalesce(:shapes, 1) THEN NULL
-         WHEN k.p_type IS NOT NULL THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-         ELSE e.arg_values -> k.p_dims END AS shapes,
-    count(*),
-    sum(e.dur)
-  FROM events AS e
-  LEFT JOIN b_keys AS k ON k.shape_id = e.arg_shape_id
-  WHERE NOT (SELECT yes FROM same)
-    AND e.trace_id = (SELECT b_id FROM sides) AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
-  GROUP BY e.name, shapes
+    c.name,
+    CASE WHEN c.ltext IS NOT NULL THEN c.ltext
+         WHEN s.input_type IS NOT NULL
+           THEN '[' || coalesce(s.input_dims, 'null') || ',' || s.input_type || ']'
+         ELSE s.input_dims END AS shapes,
+    sum(c.n),
+    sum(c.t)
+  FROM b_cpu AS c
+  LEFT JOIN input_shapes AS s ON s.id = c.sid
+  GROUP BY c.name, shapes
   UNION ALL
   SELECT
-    CASE WHEN e.cat IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN e.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
-    e.name, NULL, count(*), sum(e.dur)
-  FROM events AS e
-  WHERE NOT (SELECT yes FROM same)
-    AND e.trace_id = (SELECT b_id FROM sides)
-    AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
+    CASE WHEN coalesce(st.cat, g.cat) IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN coalesce(st.cat, g.cat) IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    CASE WHEN g.stack_id IS NULL THEN g.name ELSE st.name END,
+    NULL, sum(g.n), sum(g.t)
+  FROM b_gpu AS g
+  LEFT JOIN stacks AS st ON st.id = g.stack_id
   GROUP BY 1, 2
 ),
--- Number of profiler steps per side (1 when per_step is off or a side has none).
+-- Number of profiler steps per side (1 when per_step is off or a side has none): host
+-- ProfilerStep#N annotations, read from the user_annotation and other (legacy Operator) rows.
 steps AS (
   SELECT
     CASE WHEN coalesce(:per_step, 0) THEN max(1, (
-      SELECT count(*) FROM main.events
-      WHERE trace_id = (SELECT a_id FROM sides) AND name GLOB 'ProfilerStep#*'
-        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS a_steps,
+      SELECT count(*) FROM main.event_ranges AS r
+      JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
+      WHERE r.kind IN ('user_annotation', 'other') AND r.trace_id = (SELECT a_id FROM sides)
+        AND e.name GLOB 'ProfilerStep#*' AND e.cat IN ('user_annotation', 'Operator')))
+    ELSE 1 END AS a_steps,
     CASE WHEN coalesce(:per_step, 0) THEN max(1, (
-      SELECT count(*) FROM events
-      WHERE trace_id = (SELECT b_id FROM sides) AND name GLOB 'ProfilerStep#*'
-        AND cat IN ('user_annotation', 'Operator'))) ELSE 1 END AS b_steps
+      SELECT count(*) FROM event_ranges AS r
+      JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+      WHERE r.kind IN ('user_annotation', 'other') AND r.trace_id = (SELECT b_id FROM sides)
+        AND e.name GLOB 'ProfilerStep#*' AND e.cat IN ('user_annotation', 'Operator')))
+    ELSE 1 END AS b_steps
 ),
 joined AS (
   SELECT kind, name, shapes, sum(an) AS an, sum(at) AS at, sum(bn) AS bn, sum(bt) AS bt
