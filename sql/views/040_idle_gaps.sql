@@ -1,9 +1,9 @@
 -- idle_gaps: when a GPU did nothing, and why. One row per maximal interval on a device, inside
 -- [first GPU op start, last GPU op end], in which no GPU op (kernel, memcpy, memset; all streams of the
--- device) runs. Computed without merging intervals: the k-th op end (in end order) and the (k+1)-th op
--- start (in start order) bound a gap when end < start (nsys's gpu_gaps rule). Zero-length ops (2020-21
--- traces write sub-us kernels as dur 0) occupy no time, so they never split a gap; they only widen the
--- window when they come first or last on the device.
+-- device) runs: between the latest end of the ops started so far and the next start, when that is
+-- later (nsys's gpu_gaps rule). Zero-length ops (2020-21 traces write sub-us kernels as dur 0) occupy
+-- no time, so they never split a gap; they only widen the window when they come first or last on the
+-- device.
 --   cause = 'host'    the next op's launch call started after the gap began: the CPU was late
 --           'device'  it was already issued: queued behind a dependency, or launch latency
 --           'unknown' the next op has no linked launch
@@ -18,23 +18,23 @@ WITH all_ops AS (
 ops AS (
   SELECT * FROM all_ops WHERE dur > 0
 ),
-starts AS (
+-- In start order, an op starts a gap when it starts after every earlier op has ended: the gap runs
+-- from the latest earlier end to its start. (The same as the k-th end (in end order) before the
+-- (k+1)-th start, nsys's gpu_gaps rule, in one sorted pass.) The op that opens it is the last one
+-- ending at the gap start.
+ordered AS (
   SELECT trace_id, device, id, ts,
-         row_number() OVER (PARTITION BY trace_id, device ORDER BY ts, id) AS rn
-  FROM ops
-),
-ends AS (
-  SELECT trace_id, device, id, end_ts,
-         row_number() OVER (PARTITION BY trace_id, device ORDER BY end_ts, id) AS rn
+         max(end_ts) OVER (PARTITION BY trace_id, device ORDER BY ts, id
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
   FROM ops
 ),
 inner_gaps AS (
-  SELECT e.trace_id, e.device, e.end_ts AS ts, s.ts AS end_ts, e.id AS prev_event_id, s.id AS next_event_id
-  -- CROSS JOIN pins the join order (ends outer, starts probed by rn); with a plain JOIN the planner
-  -- may probe ends by (trace, device) only, which is quadratic.
-  FROM ends AS e CROSS JOIN starts AS s
-  WHERE s.trace_id = e.trace_id AND s.device IS e.device AND s.rn = e.rn + 1
-    AND s.ts > e.end_ts
+  SELECT o.trace_id, o.device, o.prev_end AS ts, o.ts AS end_ts,
+         (SELECT max(p.id) FROM ops AS p
+           WHERE p.trace_id = o.trace_id AND p.device IS o.device AND p.end_ts = o.prev_end) AS prev_event_id,
+         o.id AS next_event_id
+  FROM ordered AS o
+  WHERE o.prev_end < o.ts
 ),
 -- Per device: the window over all ops, and over the ops that take time.
 win AS (
