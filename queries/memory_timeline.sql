@@ -2,7 +2,8 @@
 -- description: Allocated and reserved memory over time per device, from the allocator's [memory] events (profile_memory): one row per event, or per time bucket with the maximum reached in it and the op that reached it.
 -- param :trace_id NULL — only this trace (traces.id); all traces when NULL
 -- param :device NULL — only this device_id (-1 = CPU, 0.. = GPUs); every device when NULL
--- param :buckets 0 — 0: one row per allocator event; N > 0: each device's span cut into N equal time buckets (empty buckets left out)
+-- param :buckets 0 — 0: one row per allocator event (but see :points); N > 0: each device's span cut into N equal time buckets (empty buckets left out)
+-- param :points 2000 — with :buckets 0, a device with more than this many events is cut into :points buckets instead (at most :points rows per device, for plotting; the maxima are kept); 0: one row per event whatever the size
 --
 -- A device is (device_type, device_id) of memory_events: device_type 0 CPU, 1 CUDA (6 seen on
 -- ROCm); device_id -1 for the CPU.
@@ -12,94 +13,122 @@
 --              started, so it is relative and may go negative.
 --   reserved   'Total Reserved' after the event (the caching allocator's segments); NULL when the
 --              trace lacks it
--- Per event (:buckets 0): ts = the event, end_ts = the next event on the device (the values hold
--- until then; NULL at the last), events = 1, bytes = the event's Bytes (negative: a free).
--- Per bucket: [ts, end_ts) the bucket, events in it, bytes = their sum, allocated / reserved =
--- after the bucket's last event, *_max = the largest value in the bucket.
+-- Per event (:buckets 0 and at most :points events on the device, or :points 0): ts = the event,
+-- end_ts = the next event on the device (the values hold until then; NULL at the last), events = 1,
+-- bytes = the event's Bytes (negative: a free). Events at the same ts come in id order.
+-- Per bucket (:buckets N, or a device with more than :points events: N = :points): [ts, end_ts) the
+-- bucket, events in it, bytes = their sum, allocated / reserved = after the bucket's last event,
+-- *_max = the largest value in the bucket.
 -- op_name: the innermost CPU op running when the event (per bucket: the one reaching
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
 WITH
-mem AS MATERIALIZED (                  -- the allocator events (view memory_events)
-  SELECT id, trace_id, ts, cpu_op_id, step, bytes, total_allocated, total_reserved, device_type, device_id
+mem AS MATERIALIZED (                  -- the allocator events (view memory_events) in scope
+  SELECT id, trace_id, ts, cpu_op_id, bytes, total_allocated, total_reserved, device_type, device_id
   FROM memory_events
-  WHERE :trace_id IS NULL OR trace_id = :trace_id
+  WHERE (:trace_id IS NULL OR trace_id = :trace_id)
+    AND (:device IS NULL OR device_id = :device)   -- whole devices: the running sums stay the same
 ),
 -- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
-alloc AS MATERIALIZED (
-  SELECT m.*, m.total_allocated AS allocated, 'trace' AS source
-  FROM mem AS m WHERE m.total_allocated IS NOT NULL
-  UNION ALL
+cum AS MATERIALIZED (                  -- the running sums (only where a total is missing)
+  SELECT id,
+         sum(bytes) OVER (PARTITION BY trace_id, device_type, device_id
+                          ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS allocated
+  FROM mem WHERE total_allocated IS NULL
+),
+alloc AS NOT MATERIALIZED (
   SELECT m.*,
-         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
-                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING),
-         'cumulative'
-  FROM mem AS m WHERE m.total_allocated IS NULL
+         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
+              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
+         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
+  FROM mem AS m
 ),
-span AS (
-  SELECT trace_id, device_type, device_id, min(ts) AS t0, max(ts) AS t1
-  FROM alloc
-  WHERE coalesce(:buckets, 0) > 0 AND (:device IS NULL OR device_id = :device)
-  GROUP BY trace_id, device_type, device_id
+devs AS MATERIALIZED (                -- the devices (DISTINCT: no sort of the events)
+  SELECT DISTINCT trace_id, device_type, device_id FROM alloc
 ),
-bucketed AS (
-  -- Bucket index 0..N-1 (the last event falls in bucket N-1).
-  SELECT
-    a.*, s.t0, s.t1,
-    min(coalesce(:buckets, 0) - 1,
-        CASE WHEN s.t1 > s.t0 THEN (a.ts - s.t0) * coalesce(:buckets, 0) / (s.t1 - s.t0) ELSE 0 END)
-      AS bucket
+dev AS MATERIALIZED (                 -- per device: its span, how many buckets (0: per event), k
+  SELECT s.trace_id, s.device_type, s.device_id,
+         s.st ->> 1 AS t0, s.st ->> 2 AS t1,
+         CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
+              WHEN coalesce(:points, 2000) > 0 AND s.st ->> 0 > coalesce(:points, 2000)
+              THEN coalesce(:points, 2000)
+              ELSE 0 END AS nb,
+         row_number() OVER () AS k
+  FROM (
+    SELECT d.*,
+           (SELECT json_array(count(*), min(a.ts), max(a.ts)) FROM alloc AS a
+            WHERE +a.trace_id = d.trace_id AND +a.device_type IS d.device_type
+              AND +a.device_id IS d.device_id) AS st   -- one scan of the events per device (+: no index)
+    FROM devs AS d
+  ) AS s
+),
+-- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
+-- last event falls in bucket nb-1).
+keyed AS MATERIALIZED (
+  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, a.source,
+         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
+                                              ELSE 0 END) AS key
   FROM alloc AS a
-  JOIN span AS s
-    ON s.trace_id = a.trace_id AND s.device_type IS a.device_type AND s.device_id IS a.device_id
+  CROSS JOIN dev AS d                 -- scan the events once; the few devices: a loop per event
+  WHERE +d.trace_id = a.trace_id AND +d.device_type IS a.device_type AND +d.device_id IS a.device_id
+    AND d.nb > 0
 ),
-ranked AS (
-  -- One sort per bucket: the last values and the bucket's maximum.
-  SELECT
-    b.*,
-    last_value(allocated) OVER w AS alloc_end,
-    last_value(total_reserved) OVER w AS reserved_end,
-    max(allocated) OVER w AS bucket_max
-  FROM bucketed AS b
-  WINDOW w AS (PARTITION BY trace_id, device_type, device_id, bucket ORDER BY ts, id
-               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+per_bucket AS MATERIALIZED (
+  SELECT key, count(*) AS events, sum(bytes) AS bytes,
+         max(allocated) AS allocated_max, max(total_reserved) AS reserved_max,
+         max(ts) AS last_ts, min(source) AS source
+  FROM keyed
+  GROUP BY key
 ),
-per_bucket AS (
+cand AS (                             -- the events that may be a bucket's last or its first maximum
+  SELECT b.key, b.id, b.ts, b.allocated, b.total_reserved, b.cpu_op_id,
+         b.ts = p.last_ts AS is_last, b.allocated = p.allocated_max AS is_max
+  FROM keyed AS b
+  CROSS JOIN per_bucket AS p          -- CROSS JOIN: scan the events once, look their bucket up
+  WHERE p.key = b.key AND (b.ts = p.last_ts OR b.allocated = p.allocated_max)
+),
+last AS (                             -- the bucket's last event (latest ts, then highest id): max(id)
+  SELECT key, max(id) AS id,          -- picks the row's other columns
+         allocated, total_reserved
+  FROM cand WHERE is_last
+  GROUP BY key
+),
+first_max AS (                        -- the earliest event at the bucket's maximum (ts, then id;
+  SELECT key,                         -- zero-padded 'ts-id': min() picks its row)
+         min(printf('%020d-%020d', ts, id)) AS tsid, cpu_op_id
+  FROM cand WHERE is_max
+  GROUP BY key
+),
+rows AS (
+  -- One row per event (end_ts below).
   SELECT
-    trace_id, device_type, device_id, bucket, t0, t1,
-    count(*) AS events,
-    sum(bytes) AS bytes,
-    max(alloc_end) AS allocated,
-    max(allocated) AS allocated_max,
-    max(reserved_end) AS reserved,
-    max(total_reserved) AS reserved_max,
-    -- the earliest event at the bucket's maximum: zero-padded 'ts-id', the id cut out again
-    CAST(substr(min(CASE WHEN allocated = bucket_max THEN printf('%020d-%020d', ts, id) END), 22)
-         AS INTEGER) AS max_event_id,
-    min(source) AS source
-  FROM ranked
-  GROUP BY trace_id, device_type, device_id, bucket
+    e.trace_id, e.device_type, e.device_id, e.ts, NULL AS end_ts, 1 AS events, e.bytes,
+    e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
+    e.total_reserved AS reserved_max, e.cpu_op_id AS op_id, e.source, e.id AS sort_id
+  FROM alloc AS e
+  CROSS JOIN dev AS d
+  WHERE +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
+    AND d.nb = 0
+  UNION ALL
+  -- One row per non-empty bucket.
+  SELECT
+    d.trace_id, d.device_type, d.device_id,
+    d.t0 + (m.key - d.k * d.nb) * (d.t1 - d.t0) / d.nb,
+    d.t0 + (m.key - d.k * d.nb + 1) * (d.t1 - d.t0) / d.nb,
+    m.events, m.bytes, l.allocated, m.allocated_max, l.total_reserved, m.reserved_max,
+    f.cpu_op_id, m.source, m.key
+  FROM per_bucket AS m
+  JOIN dev AS d ON m.key / d.nb = d.k
+  JOIN last AS l ON l.key = m.key
+  LEFT JOIN first_max AS f ON f.key = m.key
 )
--- One row per event.
-SELECT
-  e.trace_id, e.device_type, e.device_id, e.ts,
-  lead(e.ts) OVER (PARTITION BY e.trace_id, e.device_type, e.device_id ORDER BY e.ts, e.id)
-    AS end_ts,
-  1 AS events, e.bytes,
-  e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
-  e.total_reserved AS reserved_max,
-  op.name AS op_name, e.source
-FROM alloc AS e
-LEFT JOIN events AS op ON op.id = e.cpu_op_id
-WHERE coalesce(:buckets, 0) <= 0 AND (:device IS NULL OR e.device_id = :device)
-UNION ALL
--- One row per non-empty bucket.
-SELECT
-  b.trace_id, b.device_type, b.device_id,
-  b.t0 + b.bucket * (b.t1 - b.t0) / coalesce(:buckets, 0) AS ts,
-  b.t0 + (b.bucket + 1) * (b.t1 - b.t0) / coalesce(:buckets, 0) AS end_ts,
-  b.events, b.bytes, b.allocated, b.allocated_max, b.reserved, b.reserved_max,
-  op.name AS op_name, b.source
-FROM per_bucket AS b
-LEFT JOIN events AS me ON me.id = b.max_event_id
-LEFT JOIN events AS op ON op.id = me.cpu_op_id
-ORDER BY 1, 2, 3, 4;
+-- A device's rows are all per event or all per bucket. The window's sort gives the output order
+-- (the ORDER BY repeats it, so no second sort); per event, end_ts = the next event's ts (bucket
+-- rows have theirs).
+SELECT r.trace_id, r.device_type, r.device_id, r.ts,
+       coalesce(r.end_ts, lead(r.ts) OVER w) AS end_ts,
+       r.events, r.bytes, r.allocated, r.allocated_max, r.reserved, r.reserved_max,
+       op.name AS op_name, r.source
+FROM rows AS r
+LEFT JOIN events AS op ON op.id = r.op_id
+WINDOW w AS (PARTITION BY r.trace_id, r.device_type, r.device_id ORDER BY r.ts, r.sort_id)
+ORDER BY r.trace_id, r.device_type, r.device_id, r.ts, r.sort_id;
