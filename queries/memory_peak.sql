@@ -21,43 +21,67 @@ mem AS MATERIALIZED (                  -- the allocator events (view memory_even
   WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
 -- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
-ev AS MATERIALIZED (
-  SELECT m.*, m.total_allocated AS allocated, 'trace' AS source
-  FROM mem AS m WHERE m.total_allocated IS NOT NULL
-  UNION ALL
+cum AS MATERIALIZED (                  -- the running sums (only where a total is missing)
+  SELECT id,
+         sum(bytes) OVER (PARTITION BY trace_id, device_type, device_id
+                          ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS allocated
+  FROM mem WHERE total_allocated IS NULL
+),
+ev AS NOT MATERIALIZED (
   SELECT m.*,
-         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
-                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING),
-         'cumulative'
-  FROM mem AS m WHERE m.total_allocated IS NULL
+         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
+              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
+         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
+  FROM mem AS m
 ),
-per_device AS (
-  SELECT
-    trace_id, device_type, device_id,
-    count(*) AS events,
-    max(allocated) AS peak_allocated,
-    max(total_reserved) AS peak_reserved,
-    min(ts) AS t0,
-    max(ts) AS t1,
-    min(source) AS source
-  FROM ev
-  GROUP BY trace_id, device_type, device_id
+devs AS MATERIALIZED (                -- the devices (DISTINCT: no sort of the events)
+  SELECT DISTINCT trace_id, device_type, device_id FROM ev
 ),
--- The events at the peak, at the first and at the last time; the earliest (then lowest id) of
--- each kind is kept (what = 1 peak, 2 first, 3 last).
+-- Per device, one scan of its events (no sort; +: no automatic index on the events) into a JSON
+-- array; the maxima are read from it when they are integers (exact), else scanned for again.
+dev_scan AS MATERIALIZED (
+  SELECT d.*,
+         (SELECT json_array(count(*), min(e.ts), max(e.ts), min(e.source), max(e.allocated),
+                            max(e.total_reserved),
+                            max(typeof(e.allocated) = 'real' OR typeof(e.total_reserved) = 'real'))
+          FROM ev AS e
+          WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
+            AND +e.device_id IS d.device_id) AS st
+  FROM devs AS d
+),
+per_device AS MATERIALIZED (
+  SELECT d.trace_id, d.device_type, d.device_id, d.st ->> 0 AS events,
+         CASE WHEN d.st ->> 6 THEN (SELECT max(e.allocated) FROM ev AS e
+                                    WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
+                                      AND +e.device_id IS d.device_id)
+              ELSE d.st ->> 4 END AS peak_allocated,
+         CASE WHEN d.st ->> 6 THEN (SELECT max(e.total_reserved) FROM ev AS e
+                                    WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
+                                      AND +e.device_id IS d.device_id)
+              ELSE d.st ->> 5 END AS peak_reserved,
+         d.st ->> 1 AS t0, d.st ->> 2 AS t1, d.st ->> 3 AS source
+  FROM dev_scan AS d
+),
+-- The events at the peak, at the first and at the last time (one more scan; few rows).
+cand AS MATERIALIZED (
+  SELECT d.trace_id, d.device_type, d.device_id, e.id, e.ts, e.bytes, e.allocated,
+         e.total_reserved, e.cpu_op_id, e.step,
+         e.allocated = d.peak_allocated AS at_peak, e.ts = d.t0 AS at_first, e.ts = d.t1 AS at_last
+  FROM ev AS e
+  CROSS JOIN per_device AS d
+  WHERE +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
+    AND (e.allocated = d.peak_allocated OR e.ts = d.t0 OR e.ts = d.t1)
+),
+-- The earliest (then lowest id) of each kind is kept (what = 1 peak, 2 first, 3 last: the
+-- latest id at the last time).
 marks AS (
   SELECT
-    d.trace_id, d.device_type, d.device_id, w.what, e.id, e.ts, e.bytes, e.allocated,
-    e.total_reserved, e.cpu_op_id, e.step,
-    row_number() OVER (PARTITION BY d.trace_id, d.device_type, d.device_id, w.what
-                       ORDER BY e.ts, CASE w.what WHEN 3 THEN -e.id ELSE e.id END) AS pick
-  FROM per_device AS d
+    c.*, w.what,
+    row_number() OVER (PARTITION BY c.trace_id, c.device_type, c.device_id, w.what
+                       ORDER BY c.ts, CASE w.what WHEN 3 THEN -c.id ELSE c.id END) AS pick
+  FROM cand AS c
   JOIN (SELECT 1 AS what UNION ALL SELECT 2 UNION ALL SELECT 3) AS w
-  JOIN ev AS e
-    ON e.trace_id = d.trace_id AND e.device_type IS d.device_type AND e.device_id IS d.device_id
-   AND CASE w.what WHEN 1 THEN e.allocated = d.peak_allocated
-                   WHEN 2 THEN e.ts = d.t0
-                   ELSE e.ts = d.t1 END
+    ON CASE w.what WHEN 1 THEN c.at_peak WHEN 2 THEN c.at_first ELSE c.at_last END
 )
 SELECT
   d.trace_id,
