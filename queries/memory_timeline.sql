@@ -45,21 +45,21 @@ alloc AS NOT MATERIALIZED (
 devs AS MATERIALIZED (                -- the devices (DISTINCT: no sort of the events)
   SELECT DISTINCT trace_id, device_type, device_id FROM alloc
 ),
+dev_scan AS MATERIALIZED (            -- one scan of the events per device (+: no automatic index)
+  SELECT d.*,
+         (SELECT json_array(count(*), min(a.ts), max(a.ts)) FROM alloc AS a
+          WHERE +a.trace_id = d.trace_id AND +a.device_type IS d.device_type
+            AND +a.device_id IS d.device_id) AS st
+  FROM devs AS d
+),
 dev AS MATERIALIZED (                 -- per device: its span, how many buckets (0: per event), k
-  SELECT s.trace_id, s.device_type, s.device_id,
-         s.st ->> 1 AS t0, s.st ->> 2 AS t1,
+  SELECT trace_id, device_type, device_id, st ->> 1 AS t0, st ->> 2 AS t1,
          CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
-              WHEN coalesce(:points, 2000) > 0 AND s.st ->> 0 > coalesce(:points, 2000)
+              WHEN coalesce(:points, 2000) > 0 AND st ->> 0 > coalesce(:points, 2000)
               THEN coalesce(:points, 2000)
               ELSE 0 END AS nb,
          row_number() OVER () AS k
-  FROM (
-    SELECT d.*,
-           (SELECT json_array(count(*), min(a.ts), max(a.ts)) FROM alloc AS a
-            WHERE +a.trace_id = d.trace_id AND +a.device_type IS d.device_type
-              AND +a.device_id IS d.device_id) AS st   -- one scan of the events per device (+: no index)
-    FROM devs AS d
-  ) AS s
+  FROM dev_scan
 ),
 -- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
 -- last event falls in bucket nb-1).
