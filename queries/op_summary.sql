@@ -22,73 +22,183 @@
 --   gpu_union_ns     per call, the union of their intervals (time at least one of them ran), summed
 --                    over calls (TraceLens total_direct_kernel_time with :inclusive 0). Smaller than
 --                    gpu_sum_ns when an op's GPU ops overlap (several streams)
-WITH paths AS (                       -- with :by_shape 1: where each args shape keeps Input Dims
-  SELECT shape_id,                    -- and Input type (legacy traces: 'Input dims')
-         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS dims_path,
-         max(CASE WHEN key = 'Input type' THEN path END) AS type_path
+-- How it is computed: one pass over the CPU ops, grouped by integers: stack_id (the op's call path,
+-- which fixes its name and the name of its parent op: the nearest CPU op above it on that path)
+-- and, with :by_shape 1, the input_shape_id of the op and of its parent op; names and shapes text
+-- are looked up once per group. GPU ops come from op_kernel_links (no names) and are named once
+-- per op.
+WITH legacy AS (                      -- with :by_shape 1, args shapes with the 2020-21 key 'Input
+  SELECT shape_id,                    -- dims' (not in input_shapes): where they keep the dims
+         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS dims_path
   FROM arg_keys
-  WHERE coalesce(:by_shape, 0) AND key IN ('Input Dims', 'Input dims', 'Input type')
+  WHERE coalesce(:by_shape, 0) AND key IN ('Input Dims', 'Input dims')
+    AND shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
   GROUP BY shape_id
 ),
-own AS (                              -- calls and CPU time per group
-  SELECT e.name,
-         CASE WHEN coalesce(:by_shape, 0) THEN
-           e.arg_values -> (SELECT dims_path FROM paths WHERE shape_id = e.arg_shape_id) END AS input_dims,
-         CASE WHEN coalesce(:by_shape, 0) THEN
-           e.arg_values -> (SELECT type_path FROM paths WHERE shape_id = e.arg_shape_id) END AS input_type,
-         count(*) AS calls,
-         sum(e.dur) AS total_ns
-  FROM cpu_ops AS e
-  WHERE e.dur IS NOT NULL AND (:trace_id IS NULL OR e.trace_id = :trace_id)
+ops AS MATERIALIZED (                 -- per group: calls and CPU time, and one op of it (rep).
+  SELECT coalesce(c.stack_id, -c.id) AS sk,  -- Two branches, one per :by_shape: each key column
+         NULL AS sid, NULL AS ldims,         -- costs time in the sort of a million rows even
+         NULL AS psid, NULL AS pldims,       -- when it is NULL. (An op without a stack_id is a
+         count(*) AS calls,                  -- group of its own.)
+         sum(c.dur) AS total_ns,
+         min(c.id) AS rep
+  FROM cpu_ops AS c
+  WHERE NOT coalesce(:by_shape, 0)
+    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
+  GROUP BY 1
+  UNION ALL
+  SELECT coalesce(c.stack_id, -c.id),
+         c.input_shape_id,                 -- its shape and its parent op's (one lookup when the
+         NULL, (SELECT CASE WHEN p.cpu_op_id = p.id THEN p.input_shape_id  -- parent is that op)
+                            ELSE (SELECT o.input_shape_id FROM events AS o
+                                   WHERE o.id = p.cpu_op_id) END
+                  FROM events AS p WHERE p.id = c.parent_id), NULL,
+         count(*), sum(c.dur), min(c.id)
+  FROM cpu_ops AS c
+  WHERE coalesce(:by_shape, 0) AND NOT (SELECT count(*) FROM legacy)
+    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
+  GROUP BY 1, 2, 4
+  UNION ALL
+  SELECT coalesce(c.stack_id, -c.id),      -- the same with 2020-21 'Input dims' (from the args)
+         c.input_shape_id,
+         CASE WHEN c.arg_shape_id IN (SELECT shape_id FROM legacy)
+           THEN (SELECT c.arg_values -> l.dims_path FROM legacy AS l
+                  WHERE l.shape_id = c.arg_shape_id) END,
+         (SELECT o.input_shape_id FROM events AS p JOIN events AS o ON o.id = p.cpu_op_id
+           WHERE p.id = c.parent_id),
+         (SELECT o.arg_values -> l.dims_path
+            FROM events AS p JOIN events AS o ON o.id = p.cpu_op_id
+            JOIN legacy AS l ON l.shape_id = o.arg_shape_id
+           WHERE p.id = c.parent_id),
+         count(*),
+         sum(c.dur),
+         min(c.id)
+  FROM cpu_ops AS c
+  WHERE coalesce(:by_shape, 0) AND (SELECT count(*) FROM legacy)
+    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
+  GROUP BY 1, 2, 3, 4, 5
+),
+named AS MATERIALIZED (                         -- each group's name and its parent op's name (NULL: none)
+  SELECT g.*,
+         CASE WHEN g.sk > 0 THEN st.name ELSE (SELECT name FROM events WHERE id = g.rep) END AS name,
+         (SELECT o.name FROM events AS r JOIN events AS p ON p.id = r.parent_id
+            JOIN events AS o ON o.id = p.cpu_op_id
+           WHERE r.id = g.rep) AS parent_name
+  FROM ops AS g
+  LEFT JOIN stacks AS st ON st.id = g.sk
+),
+own AS (                              -- calls and CPU time per group (a branch per :by_shape, as
+  SELECT n.name, NULL AS input_dims, NULL AS input_type,  -- above)
+         sum(n.calls) AS calls, sum(n.total_ns) AS total_ns
+  FROM named AS n
+  WHERE NOT coalesce(:by_shape, 0)
+  GROUP BY n.name
+  UNION ALL
+  SELECT n.name, coalesce(n.ldims, s.input_dims), s.input_type, sum(n.calls), sum(n.total_ns)
+  FROM (SELECT name, sid, ldims, sum(calls) AS calls, sum(total_ns) AS total_ns
+          FROM named WHERE coalesce(:by_shape, 0)
+         GROUP BY name, sid, ldims) AS n   -- by the integer shape first, its text once per group
+  LEFT JOIN input_shapes AS s ON s.id = n.sid
   GROUP BY 1, 2, 3
 ),
 child AS (                            -- CPU time of child ops, credited to the group of the nearest
-  SELECT CASE WHEN p.cpu_op_id = p.id THEN p.name  -- CPU op enclosing them: the cpu_op_id of the
-              ELSE (SELECT o.name FROM events AS o WHERE o.id = p.cpu_op_id) END AS name,
-         CASE WHEN coalesce(:by_shape, 0) THEN     -- child's parent event (which skips Python
-           (SELECT o.arg_values -> (SELECT dims_path FROM paths WHERE shape_id = o.arg_shape_id)
-              FROM events AS o WHERE o.id = p.cpu_op_id) END AS input_dims,  -- frames and
-         CASE WHEN coalesce(:by_shape, 0) THEN     -- annotations in between)
-           (SELECT o.arg_values -> (SELECT type_path FROM paths WHERE shape_id = o.arg_shape_id)
-              FROM events AS o WHERE o.id = p.cpu_op_id) END AS input_type,
-         sum(c.dur) AS child_ns
-  FROM cpu_ops AS c
-  JOIN events AS p ON p.id = c.parent_id
-  WHERE c.dur IS NOT NULL AND p.cpu_op_id IS NOT NULL
-    AND (:trace_id IS NULL OR c.trace_id = :trace_id)
+  SELECT n.parent_name AS name,       -- CPU op enclosing them (the cpu_op_id of the child's parent
+         NULL AS input_dims,          -- event, which skips Python frames and annotations in
+         NULL AS input_type,          -- between)
+         sum(n.total_ns) AS child_ns
+  FROM named AS n
+  WHERE NOT coalesce(:by_shape, 0) AND n.parent_name IS NOT NULL
+  GROUP BY n.parent_name
+  UNION ALL
+  SELECT n.parent_name, coalesce(n.pldims, s.input_dims), s.input_type, sum(n.total_ns)
+  FROM (SELECT parent_name, psid, pldims, sum(total_ns) AS total_ns
+          FROM named WHERE coalesce(:by_shape, 0) AND parent_name IS NOT NULL
+         GROUP BY parent_name, psid, pldims) AS n
+  LEFT JOIN input_shapes AS s ON s.id = n.psid
   GROUP BY 1, 2, 3
 ),
-owner(op_id, name, gpu_id, ts, end_ts) AS (  -- (op, GPU op it launched): the innermost op,
-  SELECT op_event_id, op_name, gpu_event_id,  -- and with :inclusive 1 every enclosing CPU op too
-         gpu_ts, gpu_ts + gpu_dur
-  FROM op_kernels
-  WHERE op_event_id IS NOT NULL AND gpu_dur IS NOT NULL
+anc(op_id, owner_id) AS (             -- with :inclusive 1, each op that launched GPU ops and the
+  SELECT DISTINCT op_event_id, op_event_id  -- ops that own them: itself and every enclosing CPU op
+  FROM op_kernel_links
+  WHERE coalesce(:inclusive, 0)
+    AND op_event_id IS NOT NULL AND gpu_dur IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
   UNION ALL
-  SELECT p.cpu_op_id, (SELECT a.name FROM events AS a WHERE a.id = p.cpu_op_id), o.gpu_id, o.ts, o.end_ts
-  FROM owner AS o
-  JOIN events AS e ON e.id = o.op_id
+  SELECT a.op_id, p.cpu_op_id
+  FROM anc AS a
+  JOIN events AS e ON e.id = a.owner_id
   JOIN events AS p ON p.id = e.parent_id
-  WHERE coalesce(:inclusive, 0) AND p.cpu_op_id IS NOT NULL
+  WHERE p.cpu_op_id IS NOT NULL
+),
+direct AS (                           -- :inclusive 0: per op, its GPU ops (op_kernel_links read in
+  SELECT op_event_id AS op_id,        -- the order of its op_event_id index: no sort)
+         count(*) AS gpu_ops,
+         sum(gpu_dur) AS gpu_sum_ns
+  FROM op_kernel_links
+  WHERE NOT coalesce(:inclusive, 0)
+    AND op_event_id IS NOT NULL AND gpu_dur IS NOT NULL
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY op_event_id
+),
+owner AS (                            -- (owning op, GPU op) where the union needs an ordering: with
+  SELECT d.op_id, k.gpu_event_id AS gpu_id,  -- :inclusive 0 only ops with several GPU ops (one
+         k.gpu_ts AS ts, k.gpu_ts + k.gpu_dur AS end_ts  -- GPU op: the union is its duration)
+  FROM direct AS d
+  JOIN op_kernel_links AS k ON k.op_event_id = d.op_id
+  WHERE d.gpu_ops > 1 AND k.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR k.trace_id = :trace_id)
+  UNION ALL
+  SELECT a.owner_id, k.gpu_event_id, k.gpu_ts, k.gpu_ts + k.gpu_dur
+  FROM anc AS a
+  JOIN op_kernel_links AS k ON k.op_event_id = a.op_id
+  WHERE k.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR k.trace_id = :trace_id)
 ),
 g AS (                                -- each op's GPU ops in start order, with the running max end
-  SELECT op_id, name, ts, end_ts,
+  SELECT op_id, ts, end_ts,
          max(end_ts) OVER (PARTITION BY op_id ORDER BY ts, gpu_id
                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
   FROM owner
 ),
-gpu AS (                              -- per group: count, sum, and union: each GPU op adds the part
-  SELECT g.name,                      -- of it beyond the end of every earlier GPU op of the same call
-         CASE WHEN coalesce(:by_shape, 0) THEN
-           (SELECT o.arg_values -> (SELECT dims_path FROM paths WHERE shape_id = o.arg_shape_id)
-              FROM events AS o WHERE o.id = g.op_id) END AS input_dims,
-         CASE WHEN coalesce(:by_shape, 0) THEN
-           (SELECT o.arg_values -> (SELECT type_path FROM paths WHERE shape_id = o.arg_shape_id)
-              FROM events AS o WHERE o.id = g.op_id) END AS input_type,
+unions AS (                           -- per op call: count, sum, and union: each GPU op adds the
+  SELECT op_id,                       -- part of it beyond the end of every earlier one
          count(*) AS gpu_ops,
-         sum(g.end_ts - g.ts) AS gpu_sum_ns,
-         sum(max(0, g.end_ts - max(g.ts, coalesce(g.prev_end, g.ts)))) AS gpu_union_ns
+         sum(end_ts - ts) AS gpu_sum_ns,
+         sum(max(0, end_ts - max(ts, coalesce(prev_end, ts)))) AS gpu_union_ns
   FROM g
+  GROUP BY op_id
+),
+per_op AS (
+  SELECT d.op_id, d.gpu_ops, d.gpu_sum_ns,
+         CASE WHEN d.gpu_ops = 1 THEN d.gpu_sum_ns
+              ELSE (SELECT u.gpu_union_ns FROM unions AS u WHERE u.op_id = d.op_id) END AS gpu_union_ns
+  FROM direct AS d
+  UNION ALL
+  SELECT u.op_id, u.gpu_ops, u.gpu_sum_ns, u.gpu_union_ns
+  FROM unions AS u
+  WHERE coalesce(:inclusive, 0)
+),
+gpu AS (                              -- per group
+  SELECT o.name, NULL AS input_dims, NULL AS input_type,
+         sum(q.gpu_ops) AS gpu_ops,
+         sum(q.gpu_sum_ns) AS gpu_sum_ns,
+         sum(q.gpu_union_ns) AS gpu_union_ns
+  FROM per_op AS q
+  JOIN events AS o ON o.id = q.op_id
+  WHERE NOT coalesce(:by_shape, 0)
+  GROUP BY o.name
+  UNION ALL
+  SELECT q.name, coalesce(q.ldims, s.input_dims), s.input_type,
+         sum(q.gpu_ops), sum(q.gpu_sum_ns), sum(q.gpu_union_ns)
+  FROM (SELECT o.name, o.input_shape_id AS sid,
+               CASE WHEN o.arg_shape_id IN (SELECT shape_id FROM legacy)
+                    THEN (SELECT o.arg_values -> l.dims_path FROM legacy AS l
+                           WHERE l.shape_id = o.arg_shape_id) END AS ldims,
+               sum(p.gpu_ops) AS gpu_ops, sum(p.gpu_sum_ns) AS gpu_sum_ns,
+               sum(p.gpu_union_ns) AS gpu_union_ns
+          FROM per_op AS p
+          JOIN events AS o ON o.id = p.op_id
+         WHERE coalesce(:by_shape, 0)
+         GROUP BY 1, 2, 3) AS q
+  LEFT JOIN input_shapes AS s ON s.id = q.sid
   GROUP BY 1, 2, 3
 ),
 summary AS (
