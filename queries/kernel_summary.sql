@@ -21,26 +21,37 @@
 -- The square root is computed with Newton's method in SQL (sqrt() needs SQLite's optional math
 -- functions): start from the range max - min, which is never below the sample standard deviation
 -- (it is at most range / sqrt(2)), and iterate x <- (x + v/x) / 2 while x decreases.
-WITH names AS (                       -- each kernel name in scope, numbered: sorting by this small
+WITH kern AS (                        -- the kernels in scope: the kernel rows only (event_ranges);
+  SELECT e.id, e.stack_id, e.dur      -- device as in gpu_ops / op_kernels (args, else the pid)
+  FROM event_ranges AS r
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE r.kind = 'kernel' AND e.cat IN ('kernel', 'Kernel') AND e.dur IS NOT NULL
+    AND (:trace_id IS NULL OR r.trace_id = :trace_id)
+    AND (:device IS NULL
+         OR coalesce(e.device, CASE WHEN typeof(e.pid) = 'integer' THEN e.pid END) = :device)
+),
+stack_names AS (                      -- kernels grouped by stack_id (an integer: the kernel's name
+  SELECT s.sk,                        -- and cat, or its path under a GPU annotation), named once
+         CASE WHEN s.sk > 0 THEN st.name  -- per stack (a kernel without one: a group of its own)
+              ELSE (SELECT name FROM events WHERE id = s.rep) END AS name
+  FROM (SELECT coalesce(stack_id, -id) AS sk, min(id) AS rep FROM kern GROUP BY 1) AS s
+  LEFT JOIN stacks AS st ON st.id = s.sk
+),
+names AS (                            -- each kernel name in scope, numbered: sorting by this small
   SELECT name, row_number() OVER (ORDER BY name) AS nid  -- integer is much cheaper than by kernel
-  FROM (SELECT DISTINCT gpu_name AS name                 -- names, which can be kilobytes long
-        FROM op_kernels                                  -- (one row per GPU op)
-        WHERE gpu_kind = 'kernel' AND gpu_dur IS NOT NULL
-          AND (:trace_id IS NULL OR trace_id = :trace_id)
-          AND (:device IS NULL OR device = :device))
+  FROM (SELECT DISTINCT name FROM stack_names)           -- names, which can be kilobytes long
+),
+stack_nid AS MATERIALIZED (
+  SELECT s.sk, n.nid FROM stack_names AS s JOIN names AS n ON n.name = s.name
 ),
 ranked AS (                           -- the kernels in scope, ranked by duration within their name
-  SELECT n.nid, o.gpu_dur AS dur,
+  SELECT n.nid, k.dur,
          row_number() OVER (by_dur ROWS UNBOUNDED PRECEDING) AS rn,
          count(*) OVER (by_dur ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n,
-         avg(o.gpu_dur) OVER (by_dur ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS mean
-  FROM op_kernels AS o
-  CROSS JOIN names AS n               -- CROSS JOIN: scan op_kernels once, look each name up
-  WHERE n.name = o.gpu_name
-    AND o.gpu_kind = 'kernel' AND o.gpu_dur IS NOT NULL
-    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
-    AND (:device IS NULL OR o.device = :device)
-  WINDOW by_dur AS (PARTITION BY n.nid ORDER BY o.gpu_dur)
+         avg(k.dur) OVER (by_dur ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS mean
+  FROM kern AS k
+  JOIN stack_nid AS n ON n.sk = coalesce(k.stack_id, -k.id)
+  WINDOW by_dur AS (PARTITION BY n.nid ORDER BY k.dur)
 ),
 per_name AS (
   SELECT nid,
@@ -66,7 +77,7 @@ stddev AS (
 ),
 span AS (                             -- per (trace, device) in scope: first GPU op start, last end
   SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
-  FROM op_kernels
+  FROM op_kernel_links                -- (op_kernels without the names)
   WHERE gpu_dur IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device = :device)
