@@ -79,35 +79,52 @@ b_keys AS (
 -- ops by stack_id (an integer: the (name, cat) of a root GPU op, or its path under a GPU
 -- annotation), named once per stack. The shapes text is what json_extract(args, Input Dims,
 -- Input type) gives: '[' || dims || ',' || type || ']', or the dims alone without a type.
+-- One branch per case (:shapes 0; shapes; shapes with legacy keys): each key column costs time in
+-- the sort of a million rows even when it is NULL.
 a_cpu AS (
-  SELECT e.name,
-         CASE WHEN coalesce(:shapes, 1) THEN e.input_shape_id END AS sid,
-         CASE WHEN coalesce(:shapes, 1) AND (SELECT count(*) FROM a_keys)  -- once
-                   AND e.arg_shape_id IN (SELECT shape_id FROM a_keys) THEN
-           (SELECT CASE WHEN k.p_type IS NOT NULL
-                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-                        ELSE e.arg_values -> k.p_dims END
-              FROM a_keys AS k WHERE k.shape_id = e.arg_shape_id) END AS ltext,
-         count(*) AS n,
-         sum(e.dur) AS t
+  SELECT e.name, NULL AS sid, NULL AS ltext, count(*) AS n, sum(e.dur) AS t
   FROM main.event_ranges AS r
   JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
     AND e.cat IN ('cpu_op', 'Operator')
     AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
-  GROUP BY e.name, sid, ltext
+    AND NOT coalesce(:shapes, 1)
+  GROUP BY e.name
+  UNION ALL
+  SELECT e.name, e.input_shape_id, NULL, count(*), sum(e.dur)
+  FROM main.event_ranges AS r
+  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND coalesce(:shapes, 1) AND NOT (SELECT count(*) FROM a_keys)
+  GROUP BY e.name, e.input_shape_id
+  UNION ALL
+  SELECT e.name, e.input_shape_id,
+         CASE WHEN e.arg_shape_id IN (SELECT shape_id FROM a_keys) THEN
+           (SELECT CASE WHEN k.p_type IS NOT NULL
+                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+                        ELSE e.arg_values -> k.p_dims END
+              FROM a_keys AS k WHERE k.shape_id = e.arg_shape_id) END,
+         count(*), sum(e.dur)
+  FROM main.event_ranges AS r
+  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND coalesce(:shapes, 1) AND (SELECT count(*) FROM a_keys)
+  GROUP BY 1, 2, 3
 ),
-a_gpu AS (
-  SELECT e.stack_id,
-         CASE WHEN e.stack_id IS NULL THEN e.cat END AS cat,
-         CASE WHEN e.stack_id IS NULL THEN e.name END AS name,
+a_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
+  SELECT coalesce(e.stack_id, -e.id) AS sk,
+         min(e.id) AS rep,
          count(*) AS n,
          sum(e.dur) AS t
   FROM main.event_ranges AS r
   JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE r.kind IN ('kernel', 'memcpy', 'memset') AND r.trace_id = (SELECT a_id FROM sides)
     AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
-  GROUP BY 1, 2, 3
+  GROUP BY 1
 ),
 a_rows AS MATERIALIZED (
   SELECT
@@ -124,12 +141,15 @@ a_rows AS MATERIALIZED (
   GROUP BY c.name, shapes
   UNION ALL
   SELECT
-    CASE WHEN coalesce(st.cat, g.cat) IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN coalesce(st.cat, g.cat) IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
-    CASE WHEN g.stack_id IS NULL THEN g.name ELSE st.name END,
-    NULL, sum(g.n), sum(g.t)
-  FROM a_gpu AS g
-  LEFT JOIN main.stacks AS st ON st.id = g.stack_id
+    CASE WHEN g.cat IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN g.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    g.name, NULL, sum(g.n), sum(g.t)
+  FROM (SELECT CASE WHEN x.sk > 0 THEN st.cat ELSE (SELECT cat FROM main.events WHERE id = x.rep) END AS cat,
+               CASE WHEN x.sk > 0 THEN st.name ELSE (SELECT name FROM main.events WHERE id = x.rep) END
+                 AS name,
+               x.n, x.t
+          FROM a_gpu AS x
+          LEFT JOIN main.stacks AS st ON st.id = x.sk) AS g
   GROUP BY 1, 2
 ),
 -- B: when B is this database's own trace A again (no temporary views in the way), A's rows.
@@ -140,28 +160,45 @@ same AS (
                                          'input_shapes', 'stacks')) AS yes
 ),
 b_cpu AS (
-  SELECT e.name,
-         CASE WHEN coalesce(:shapes, 1) THEN e.input_shape_id END AS sid,
-         CASE WHEN coalesce(:shapes, 1) AND (SELECT count(*) FROM b_keys)  -- once
-                   AND e.arg_shape_id IN (SELECT shape_id FROM b_keys) THEN
-           (SELECT CASE WHEN k.p_type IS NOT NULL
-                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-                        ELSE e.arg_values -> k.p_dims END
-              FROM b_keys AS k WHERE k.shape_id = e.arg_shape_id) END AS ltext,
-         count(*) AS n,
-         sum(e.dur) AS t
+  SELECT e.name, NULL AS sid, NULL AS ltext, count(*) AS n, sum(e.dur) AS t
   FROM event_ranges AS r
   JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE NOT (SELECT yes FROM same)
     AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
     AND e.cat IN ('cpu_op', 'Operator')
     AND e.name NOT GLOB 'ProfilerStep#*'
-  GROUP BY e.name, sid, ltext
+    AND NOT coalesce(:shapes, 1)
+  GROUP BY e.name
+  UNION ALL
+  SELECT e.name, e.input_shape_id, NULL, count(*), sum(e.dur)
+  FROM event_ranges AS r
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (SELECT yes FROM same)
+    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND coalesce(:shapes, 1) AND NOT (SELECT count(*) FROM b_keys)
+  GROUP BY e.name, e.input_shape_id
+  UNION ALL
+  SELECT e.name, e.input_shape_id,
+         CASE WHEN e.arg_shape_id IN (SELECT shape_id FROM b_keys) THEN
+           (SELECT CASE WHEN k.p_type IS NOT NULL
+                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
+                        ELSE e.arg_values -> k.p_dims END
+              FROM b_keys AS k WHERE k.shape_id = e.arg_shape_id) END,
+         count(*), sum(e.dur)
+  FROM event_ranges AS r
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (SELECT yes FROM same)
+    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
+    AND e.cat IN ('cpu_op', 'Operator')
+    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND coalesce(:shapes, 1) AND (SELECT count(*) FROM b_keys)
+  GROUP BY 1, 2, 3
 ),
-b_gpu AS (
-  SELECT e.stack_id,
-         CASE WHEN e.stack_id IS NULL THEN e.cat END AS cat,
-         CASE WHEN e.stack_id IS NULL THEN e.name END AS name,
+b_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
+  SELECT coalesce(e.stack_id, -e.id) AS sk,
+         min(e.id) AS rep,
          count(*) AS n,
          sum(e.dur) AS t
   FROM event_ranges AS r
@@ -169,7 +206,7 @@ b_gpu AS (
   WHERE NOT (SELECT yes FROM same)
     AND r.kind IN ('kernel', 'memcpy', 'memset') AND r.trace_id = (SELECT b_id FROM sides)
     AND e.cat IN ('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset')
-  GROUP BY 1, 2, 3
+  GROUP BY 1
 ),
 b_rows AS (
   SELECT * FROM a_rows WHERE (SELECT yes FROM same)
@@ -188,12 +225,15 @@ b_rows AS (
   GROUP BY c.name, shapes
   UNION ALL
   SELECT
-    CASE WHEN coalesce(st.cat, g.cat) IN ('kernel', 'Kernel') THEN 'kernel'
-         WHEN coalesce(st.cat, g.cat) IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
-    CASE WHEN g.stack_id IS NULL THEN g.name ELSE st.name END,
-    NULL, sum(g.n), sum(g.t)
-  FROM b_gpu AS g
-  LEFT JOIN stacks AS st ON st.id = g.stack_id
+    CASE WHEN g.cat IN ('kernel', 'Kernel') THEN 'kernel'
+         WHEN g.cat IN ('gpu_memcpy', 'Memcpy') THEN 'memcpy' ELSE 'memset' END,
+    g.name, NULL, sum(g.n), sum(g.t)
+  FROM (SELECT CASE WHEN x.sk > 0 THEN st.cat ELSE (SELECT cat FROM events WHERE id = x.rep) END AS cat,
+               CASE WHEN x.sk > 0 THEN st.name ELSE (SELECT name FROM events WHERE id = x.rep) END
+                 AS name,
+               x.n, x.t
+          FROM b_gpu AS x
+          LEFT JOIN stacks AS st ON st.id = x.sk) AS g
   GROUP BY 1, 2
 ),
 -- Number of profiler steps per side (1 when per_step is off or a side has none): host
