@@ -30,7 +30,7 @@ span AS (                             -- the device's span, and its idle total (
          (SELECT sum(g.dur) FROM idle_gaps AS g   -- (trace_id, device, ts) index
            WHERE g.trace_id = s.trace_id AND g.device IS s.device AND g.dur >= coalesce(:min_dur, 0)) AS idle
   FROM (SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
-        FROM op_kernels
+        FROM op_kernel_links           -- one row per GPU op (a table; no names needed)
         WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
         GROUP BY trace_id, device) AS s
 ),

@@ -4,7 +4,7 @@
 -- param :min_dur 0 — ignore gaps shorter than this many ns
 WITH span AS (
   SELECT trace_id, device, min(gpu_ts) AS start_ts, max(gpu_ts + gpu_dur) AS end_ts
-  FROM op_kernels                     -- one row per GPU op (the gpu_ops view), a small table
+  FROM op_kernel_links                -- one row per GPU op (materialised; no names needed)
   WHERE :trace_id IS NULL OR trace_id = :trace_id
   GROUP BY trace_id, device
 )

@@ -21,8 +21,8 @@
 WITH frames AS (
   -- Module frames: substr(name, 12) drops the 'nn.Module: ' prefix.
   SELECT id, trace_id, thread_id, ts, dur, parent_id, substr(name, 12) AS module
-  FROM events
-  WHERE cat = 'python_function' AND name LIKE 'nn.Module: %'
+  FROM python_frames
+  WHERE name LIKE 'nn.Module: %'
     AND (:trace_id IS NULL OR trace_id = :trace_id)
 ),
 per_frame AS (
@@ -30,7 +30,7 @@ per_frame AS (
   SELECT f.id, f.trace_id, f.module, f.dur,
          coalesce(sum(k.gpu_dur), 0) AS gpu_time, count(k.gpu_event_id) AS gpu_ops
   FROM frames AS f
-  LEFT JOIN op_kernels AS k
+  LEFT JOIN op_kernel_links AS k      -- (launch_thread_id, launch_ts) index
     ON k.launch_thread_id = f.thread_id AND k.launch_ts >= f.ts AND k.launch_ts <= f.ts + f.dur
   GROUP BY f.id
 ),
@@ -76,7 +76,7 @@ labelled AS (
   LEFT JOIN paths AS p ON p.trace_id = m.trace_id AND p.module = m.module
 ),
 totals AS (
-  SELECT trace_id, sum(gpu_dur) AS gpu_total FROM op_kernels GROUP BY trace_id
+  SELECT trace_id, sum(gpu_dur) AS gpu_total FROM op_kernel_links GROUP BY trace_id
 )
 SELECT
   l.trace_id,

@@ -19,7 +19,7 @@ LEFT JOIN (
     sum(gpu_dur) AS gpu_time,
     min(gpu_ts) AS gpu_ts,
     max(gpu_ts + gpu_dur) AS gpu_end_ts
-  FROM op_kernels
+  FROM op_kernel_links
   WHERE step IS NOT NULL
   GROUP BY trace_id, step
 ) AS k ON k.trace_id = s.trace_id AND k.step = s.step
