@@ -29,10 +29,10 @@ WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (c
   FROM gpu_op_classes WHERE class IN ('compute', 'communication')
 ),
 ops AS MATERIALIZED (                 -- compute and communication intervals
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.comp
+  SELECT o.trace_id, o.device, o.ts, o.ts + o.dur AS end_ts, n.comp
   FROM names AS n
-  JOIN op_kernels AS o ON o.gpu_name = n.name AND o.gpu_kind = n.kind
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  JOIN gpu_ops AS o ON o.name = n.name AND o.kind = n.kind   -- (= op_kernels rows; a range scan)
+  WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, max(end_ts, coalesce(gpu_end_ts, end_ts)) AS end_w

@@ -33,11 +33,11 @@ WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from it
 ops AS (                              -- intervals with their bucket: 1 compute, 2 comm, 3 memory, 4 other
   SELECT o.trace_id,
          CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN NULL ELSE o.device END AS device,
-         o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
+         o.ts, o.ts + o.dur AS end_ts,
          n.bucket
   FROM names AS n
-  JOIN op_kernels AS o ON o.gpu_name = n.name AND o.gpu_kind = n.kind
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  JOIN gpu_ops AS o ON o.name = n.name AND o.kind = n.kind   -- (= op_kernels rows; a range scan)
+  WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
   SELECT e.trace_id, NULL, e.ts, e.ts + e.dur, 4  -- HTA: rows with a stream arg other than -1 are
   FROM events AS e                                 -- GPU time, which adds cuda_sync rows (Stream
