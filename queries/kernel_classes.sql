@@ -15,42 +15,49 @@
 --   busy_ns                      union of the row's GPU op intervals per (trace, device), summed over
 --                                devices: the time at least one of them ran (HTA's per-type time,
 --                                before its overlap split)
-WITH names AS (                       -- every (name, kind) in scope, numbered, with its rule
+WITH names AS MATERIALIZED (          -- every (name, kind) in scope, numbered, with its rule
   SELECT n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
          (SELECT r.id FROM kernel_class_rules AS r
            WHERE (r.kind IS NULL OR r.kind = n.kind)
              AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
            ORDER BY r.priority DESC, r.id LIMIT 1) AS rule_id
-  FROM (SELECT DISTINCT gpu_name AS name, gpu_kind AS kind FROM op_kernels
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n
+  FROM (SELECT DISTINCT name, kind FROM gpu_ops   -- = op_kernels (one row per GPU op), read
+        WHERE dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n  -- directly
 ),
-grp AS (                              -- the output row each name belongs to
+grp0 AS (                             -- the output row each name belongs to
   SELECT nm.nid, nm.rule_id, coalesce(r.class, 'other') AS class,
          CASE WHEN coalesce(:by_name, 0) THEN nm.nid ELSE 0 END AS gkey
   FROM names AS nm
   LEFT JOIN kernel_class_rules AS r ON r.id = nm.rule_id
 ),
-ops AS (                              -- GPU ops with their group; prev_end = running max end of the
-  SELECT g.class, g.rule_id, g.gkey, g.nid, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
-         max(o.gpu_ts + o.gpu_dur) OVER (    -- earlier ops of the same group on the same device
-           PARTITION BY g.class, g.rule_id, g.gkey, o.trace_id, o.device
-           ORDER BY o.gpu_ts, o.gpu_event_id
-           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM op_kernels AS o
-  CROSS JOIN names AS nm
-  JOIN grp AS g ON g.nid = nm.nid
-  WHERE nm.name = o.gpu_name AND nm.kind = o.gpu_kind
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+grp AS MATERIALIZED (                 -- ... numbered: gid (one integer to partition and group by)
+  SELECT g.*, nm.name, nm.kind, dense_rank() OVER (ORDER BY g.class, g.rule_id, g.gkey) AS gid
+  FROM grp0 AS g JOIN names AS nm ON nm.nid = g.nid
 ),
-agg AS (
-  SELECT class, rule_id, gkey,
-         count(DISTINCT nid) AS names,
+ops AS (                              -- GPU ops with their group; prev_end = running max end of the
+  SELECT g.gid, o.ts, o.ts + o.dur AS end_ts,    -- earlier ops of the same group on the same device
+         max(o.ts + o.dur) OVER (
+           PARTITION BY g.gid, o.trace_id, o.device ORDER BY o.ts, o.id
+           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM gpu_ops AS o
+  CROSS JOIN grp AS g                 -- scan the GPU ops once, look their group up by name
+  WHERE g.name = o.name AND g.kind = o.kind
+    AND o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+),
+per_gid AS (
+  SELECT gid,
          count(*) AS gpu_ops,
          sum(end_ts - ts) AS total_ns,
          -- union length: each op adds the part of it that lies beyond every earlier op's end
          sum(max(0, end_ts - max(ts, coalesce(prev_end, ts)))) AS busy_ns
   FROM ops
-  GROUP BY class, rule_id, gkey
+  GROUP BY gid
+),
+agg AS (
+  SELECT g.class, g.rule_id, g.gkey, g.names, p.gpu_ops, p.total_ns, p.busy_ns
+  FROM per_gid AS p
+  JOIN (SELECT gid, class, rule_id, gkey, count(*) AS names FROM grp GROUP BY gid) AS g
+    ON g.gid = p.gid
 )
 SELECT
   a.class,
