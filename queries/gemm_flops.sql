@@ -105,14 +105,10 @@ ops AS MATERIALIZED (
 -- Their GPU ops: those whose launch call lies inside the op on its thread (op_kernel_links, by its
 -- (launch_thread_id, launch_ts) index; no names needed). 'Concrete Inputs' is read only for the
 -- models that use it (convolutions, attention); the shape is the integer input_shape_id, its
--- text is looked up once per group below. Legacy 'Input dims' (2020-21; not in input_shapes) is
--- read from the args.
+-- text (2020-21 traces: 'Input dims') is looked up once per group below.
 op_rows AS (
   SELECT
     o.id, o.trace_id, o.name, o.input_shape_id,
-    CASE WHEN o.arg_shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
-      THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
-             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Input dims') END AS legacy_dims,
     CASE WHEN m.i_stride IS NOT NULL OR m.i_pad IS NOT NULL OR m.i_dil IS NOT NULL
            OR m.i_transposed IS NOT NULL OR m.i_outpad IS NOT NULL OR m.i_groups IS NOT NULL
            OR m.i_mask IS NOT NULL OR m.i_causal IS NOT NULL
@@ -130,14 +126,14 @@ op_rows AS (
 -- One row per distinct shape (per trace and device), with the model's argument positions:
 -- first per integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').
 by_id AS (
-  SELECT r.trace_id, r.name, r.input_shape_id, r.legacy_dims, r.concrete, r.device,
+  SELECT r.trace_id, r.name, r.input_shape_id, r.concrete, r.device,
          count(*) AS calls, sum(r.gpu_time) AS gpu_time, sum(r.gpu_ops) AS gpu_ops
   FROM op_rows AS r
-  GROUP BY r.trace_id, r.name, r.input_shape_id, r.legacy_dims, r.concrete, r.device
+  GROUP BY r.trace_id, r.name, r.input_shape_id, r.concrete, r.device
 ),
 shapes AS (
   SELECT
-    b.trace_id, b.name, coalesce(sh.input_dims, b.legacy_dims) AS dims, sh.input_type AS types,
+    b.trace_id, b.name, sh.input_dims AS dims, sh.input_type AS types,
     b.concrete, b.device,
     m.family, m.i_main, m.i_bias, m.i_stride, m.i_pad, m.i_dil, m.i_transposed, m.i_outpad,
     m.i_groups, m.i_gout, m.i_mask, m.layout, m.i_causal,
