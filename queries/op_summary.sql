@@ -27,18 +27,10 @@
 -- and, with :by_shape 1, the input_shape_id of the op and of its parent op; names and shapes text
 -- are looked up once per group. GPU ops come from op_kernel_links (no names) and are named once
 -- per op.
-WITH legacy AS (                      -- with :by_shape 1, args shapes with the 2020-21 key 'Input
-  SELECT shape_id,                    -- dims' (not in input_shapes): where they keep the dims
-         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS dims_path
-  FROM arg_keys
-  WHERE coalesce(:by_shape, 0) AND key IN ('Input Dims', 'Input dims')
-    AND shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
-  GROUP BY shape_id
-),
-ops AS MATERIALIZED (                 -- per group: calls and CPU time, and one op of it (rep).
+WITH ops AS MATERIALIZED (            -- per group: calls and CPU time, and one op of it (rep).
   SELECT coalesce(c.stack_id, -c.id) AS sk,  -- Two branches, one per :by_shape: each key column
-         NULL AS sid, NULL AS ldims,         -- costs time in the sort of a million rows even
-         NULL AS psid, NULL AS pldims,       -- when it is NULL. (An op without a stack_id is a
+         NULL AS sid,                        -- costs time in the sort of a million rows even
+         NULL AS psid,                       -- when it is NULL. (An op without a stack_id is a
          count(*) AS calls,                  -- group of its own.)
          sum(c.dur) AS total_ns,
          min(c.id) AS rep
@@ -49,34 +41,15 @@ ops AS MATERIALIZED (                 -- per group: calls and CPU time, and one 
   UNION ALL
   SELECT coalesce(c.stack_id, -c.id),
          c.input_shape_id,                 -- its shape and its parent op's (one lookup when the
-         NULL, (SELECT CASE WHEN p.cpu_op_id = p.id THEN p.input_shape_id  -- parent is that op)
-                            ELSE (SELECT o.input_shape_id FROM events AS o
-                                   WHERE o.id = p.cpu_op_id) END
-                  FROM events AS p WHERE p.id = c.parent_id), NULL,
+         (SELECT CASE WHEN p.cpu_op_id = p.id THEN p.input_shape_id  -- parent is that op)
+                      ELSE (SELECT o.input_shape_id FROM events AS o
+                             WHERE o.id = p.cpu_op_id) END
+            FROM events AS p WHERE p.id = c.parent_id),
          count(*), sum(c.dur), min(c.id)
   FROM cpu_ops AS c
-  WHERE coalesce(:by_shape, 0) AND NOT (SELECT count(*) FROM legacy)
+  WHERE coalesce(:by_shape, 0)
     AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
-  GROUP BY 1, 2, 4
-  UNION ALL
-  SELECT coalesce(c.stack_id, -c.id),      -- the same with 2020-21 'Input dims' (from the args)
-         c.input_shape_id,
-         CASE WHEN c.arg_shape_id IN (SELECT shape_id FROM legacy)
-           THEN (SELECT c.arg_values -> l.dims_path FROM legacy AS l
-                  WHERE l.shape_id = c.arg_shape_id) END,
-         (SELECT o.input_shape_id FROM events AS p JOIN events AS o ON o.id = p.cpu_op_id
-           WHERE p.id = c.parent_id),
-         (SELECT o.arg_values -> l.dims_path
-            FROM events AS p JOIN events AS o ON o.id = p.cpu_op_id
-            JOIN legacy AS l ON l.shape_id = o.arg_shape_id
-           WHERE p.id = c.parent_id),
-         count(*),
-         sum(c.dur),
-         min(c.id)
-  FROM cpu_ops AS c
-  WHERE coalesce(:by_shape, 0) AND (SELECT count(*) FROM legacy)
-    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
-  GROUP BY 1, 2, 3, 4, 5
+  GROUP BY 1, 2, 3
 ),
 named AS MATERIALIZED (                         -- each group's name and its parent op's name (NULL: none)
   SELECT g.*,
@@ -94,10 +67,10 @@ own AS (                              -- calls and CPU time per group (a branch 
   WHERE NOT coalesce(:by_shape, 0)
   GROUP BY n.name
   UNION ALL
-  SELECT n.name, coalesce(n.ldims, s.input_dims), s.input_type, sum(n.calls), sum(n.total_ns)
-  FROM (SELECT name, sid, ldims, sum(calls) AS calls, sum(total_ns) AS total_ns
+  SELECT n.name, s.input_dims, s.input_type, sum(n.calls), sum(n.total_ns)
+  FROM (SELECT name, sid, sum(calls) AS calls, sum(total_ns) AS total_ns
           FROM named WHERE coalesce(:by_shape, 0)
-         GROUP BY name, sid, ldims) AS n   -- by the integer shape first, its text once per group
+         GROUP BY name, sid) AS n   -- by the integer shape first, its text once per group
   LEFT JOIN input_shapes AS s ON s.id = n.sid
   GROUP BY 1, 2, 3
 ),
@@ -110,10 +83,10 @@ child AS (                            -- CPU time of child ops, credited to the 
   WHERE NOT coalesce(:by_shape, 0) AND n.parent_name IS NOT NULL
   GROUP BY n.parent_name
   UNION ALL
-  SELECT n.parent_name, coalesce(n.pldims, s.input_dims), s.input_type, sum(n.total_ns)
-  FROM (SELECT parent_name, psid, pldims, sum(total_ns) AS total_ns
+  SELECT n.parent_name, s.input_dims, s.input_type, sum(n.total_ns)
+  FROM (SELECT parent_name, psid, sum(total_ns) AS total_ns
           FROM named WHERE coalesce(:by_shape, 0) AND parent_name IS NOT NULL
-         GROUP BY parent_name, psid, pldims) AS n
+         GROUP BY parent_name, psid) AS n
   LEFT JOIN input_shapes AS s ON s.id = n.psid
   GROUP BY 1, 2, 3
 ),
@@ -186,18 +159,15 @@ gpu AS (                              -- per group
   WHERE NOT coalesce(:by_shape, 0)
   GROUP BY o.name
   UNION ALL
-  SELECT q.name, coalesce(q.ldims, s.input_dims), s.input_type,
+  SELECT q.name, s.input_dims, s.input_type,
          sum(q.gpu_ops), sum(q.gpu_sum_ns), sum(q.gpu_union_ns)
   FROM (SELECT o.name, o.input_shape_id AS sid,
-               CASE WHEN o.arg_shape_id IN (SELECT shape_id FROM legacy)
-                    THEN (SELECT o.arg_values -> l.dims_path FROM legacy AS l
-                           WHERE l.shape_id = o.arg_shape_id) END AS ldims,
                sum(p.gpu_ops) AS gpu_ops, sum(p.gpu_sum_ns) AS gpu_sum_ns,
                sum(p.gpu_union_ns) AS gpu_union_ns
           FROM per_op AS p
           JOIN events AS o ON o.id = p.op_id
          WHERE coalesce(:by_shape, 0)
-         GROUP BY 1, 2, 3) AS q
+         GROUP BY 1, 2) AS q
   LEFT JOIN input_shapes AS s ON s.id = q.sid
   GROUP BY 1, 2, 3
 ),
