@@ -53,36 +53,16 @@ sides AS (
                WHERE id > coalesce(:a_trace, (SELECT min(id) FROM main.traces))),
              (SELECT min(id) FROM traces)) AS b_id
 ),
--- Args shapes that keep the legacy 'Input dims' key (2020-21 traces; not in input_shapes), with
--- where they keep it and 'Input type' (per side: ids differ across databases).
-a_keys AS (
-  SELECT shape_id,
-         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
-         max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM main.arg_keys
-  WHERE shape_id IN (SELECT shape_id FROM main.arg_keys WHERE key = 'Input dims')
-    AND key IN ('Input Dims', 'Input dims', 'Input type')
-  GROUP BY shape_id
-),
-b_keys AS (
-  SELECT shape_id,
-         max(CASE WHEN key IN ('Input Dims', 'Input dims') THEN path END) AS p_dims,
-         max(CASE WHEN key = 'Input type' THEN path END) AS p_type
-  FROM arg_keys
-  WHERE shape_id IN (SELECT shape_id FROM arg_keys WHERE key = 'Input dims')
-    AND key IN ('Input Dims', 'Input dims', 'Input type')
-  GROUP BY shape_id
-),
 -- Every CPU op and GPU op of each side, grouped: each side's cpu_op and GPU op rows only
 -- (event_ranges), CPU ops by name and input_shape_id (an integer: no JSON per op; the shapes
--- text is built once per group from input_shapes, or for legacy shapes read from the args), GPU
+-- text is built once per group from input_shapes; 2020-21 'Input dims' included), GPU
 -- ops by stack_id (an integer: the (name, cat) of a root GPU op, or its path under a GPU
 -- annotation), named once per stack. The shapes text is what json_extract(args, Input Dims,
 -- Input type) gives: '[' || dims || ',' || type || ']', or the dims alone without a type.
--- One branch per case (:shapes 0; shapes; shapes with legacy keys): each key column costs time in
--- the sort of a million rows even when it is NULL.
+-- One branch per case (:shapes 0; shapes): a key column costs time in the sort of a million rows
+-- even when it is NULL.
 a_cpu AS (
-  SELECT e.name, NULL AS sid, NULL AS ltext, count(*) AS n, sum(e.dur) AS t
+  SELECT e.name, NULL AS sid, count(*) AS n, sum(e.dur) AS t
   FROM main.event_ranges AS r
   JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
@@ -91,29 +71,14 @@ a_cpu AS (
     AND NOT coalesce(:shapes, 1)
   GROUP BY e.name
   UNION ALL
-  SELECT e.name, e.input_shape_id, NULL, count(*), sum(e.dur)
+  SELECT e.name, e.input_shape_id, count(*), sum(e.dur)
   FROM main.event_ranges AS r
   JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
     AND e.cat IN ('cpu_op', 'Operator')
     AND e.name NOT GLOB 'ProfilerStep#*'
-    AND coalesce(:shapes, 1) AND NOT (SELECT count(*) FROM a_keys)
+    AND coalesce(:shapes, 1)
   GROUP BY e.name, e.input_shape_id
-  UNION ALL
-  SELECT e.name, e.input_shape_id,
-         CASE WHEN e.arg_shape_id IN (SELECT shape_id FROM a_keys) THEN
-           (SELECT CASE WHEN k.p_type IS NOT NULL
-                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-                        ELSE e.arg_values -> k.p_dims END
-              FROM a_keys AS k WHERE k.shape_id = e.arg_shape_id) END,
-         count(*), sum(e.dur)
-  FROM main.event_ranges AS r
-  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
-  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
-    AND coalesce(:shapes, 1) AND (SELECT count(*) FROM a_keys)
-  GROUP BY 1, 2, 3
 ),
 a_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
   SELECT coalesce(e.stack_id, -e.id) AS sk,
@@ -130,8 +95,7 @@ a_rows AS MATERIALIZED (
   SELECT
     'cpu_op' AS kind,
     c.name,
-    CASE WHEN c.ltext IS NOT NULL THEN c.ltext    -- legacy 'Input dims' (never NULL then)
-         WHEN s.input_type IS NOT NULL
+    CASE WHEN s.input_type IS NOT NULL
            THEN '[' || coalesce(s.input_dims, 'null') || ',' || s.input_type || ']'
          ELSE s.input_dims END AS shapes,
     sum(c.n) AS n,
@@ -160,7 +124,7 @@ same AS (
                                          'input_shapes', 'stacks')) AS yes
 ),
 b_cpu AS (
-  SELECT e.name, NULL AS sid, NULL AS ltext, count(*) AS n, sum(e.dur) AS t
+  SELECT e.name, NULL AS sid, count(*) AS n, sum(e.dur) AS t
   FROM event_ranges AS r
   JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE NOT (SELECT yes FROM same)
@@ -170,31 +134,15 @@ b_cpu AS (
     AND NOT coalesce(:shapes, 1)
   GROUP BY e.name
   UNION ALL
-  SELECT e.name, e.input_shape_id, NULL, count(*), sum(e.dur)
+  SELECT e.name, e.input_shape_id, count(*), sum(e.dur)
   FROM event_ranges AS r
   JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
   WHERE NOT (SELECT yes FROM same)
     AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
     AND e.cat IN ('cpu_op', 'Operator')
     AND e.name NOT GLOB 'ProfilerStep#*'
-    AND coalesce(:shapes, 1) AND NOT (SELECT count(*) FROM b_keys)
+    AND coalesce(:shapes, 1)
   GROUP BY e.name, e.input_shape_id
-  UNION ALL
-  SELECT e.name, e.input_shape_id,
-         CASE WHEN e.arg_shape_id IN (SELECT shape_id FROM b_keys) THEN
-           (SELECT CASE WHEN k.p_type IS NOT NULL
-                        THEN json_extract(e.arg_values, k.p_dims, k.p_type)
-                        ELSE e.arg_values -> k.p_dims END
-              FROM b_keys AS k WHERE k.shape_id = e.arg_shape_id) END,
-         count(*), sum(e.dur)
-  FROM event_ranges AS r
-  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
-  WHERE NOT (SELECT yes FROM same)
-    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
-    AND coalesce(:shapes, 1) AND (SELECT count(*) FROM b_keys)
-  GROUP BY 1, 2, 3
 ),
 b_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
   SELECT coalesce(e.stack_id, -e.id) AS sk,
@@ -214,8 +162,7 @@ b_rows AS (
   SELECT
     'cpu_op',
     c.name,
-    CASE WHEN c.ltext IS NOT NULL THEN c.ltext
-         WHEN s.input_type IS NOT NULL
+    CASE WHEN s.input_type IS NOT NULL
            THEN '[' || coalesce(s.input_dims, 'null') || ',' || s.input_type || ']'
          ELSE s.input_dims END AS shapes,
     sum(c.n),
