@@ -236,6 +236,8 @@ class TraceBuilder {
   ~TraceBuilder();
 
   void AddEvent(RawEvent& e, int64_t json_offset);
+  // Reserves room for about this many events (and their promoted values).
+  void Reserve(size_t events);
   Interner& strings() { return strings_; }
   Stats& stats() { return stats_; }
 

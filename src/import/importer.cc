@@ -908,7 +908,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   sqlite3_progress_handler(db.get(), 10000, [](void*) -> int { return g_interrupted.load() ? 1 : 0; }, nullptr);
   db.Exec(
       "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-      " PRAGMA cache_size = -32768; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
+      " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
   if (const char* max_pages = std::getenv("TRACESQL_TEST_MAX_PAGES")) {
     db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
   }
@@ -925,7 +925,14 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       auto tp = Clock::now();
       InputStream in(path);
       TraceBuilder builder(path, dir.string(), strings, stacks, shapes, input_shapes);
-      EventParser parser(builder, path, in.compressed());
+      // Room for the events up front (a generous guess from the size: ~128 bytes of JSON per event,
+      // gzip ~8:1). Untouched capacity costs no memory; growing by doubling would hold the old and
+      // the new array at once, the import's peak.
+      builder.Reserve(static_cast<size_t>(std::min<int64_t>(in.file_size() * (in.compressed() ? 8 : 1) / 128,
+                                                            int64_t{1} << 31)));
+      // Freed once the events are parsed: simdjson's buffers are not needed while building and
+      // inserting, when the builder's arrays are largest.
+      auto parser = std::make_unique<EventParser>(builder, path, in.compressed());
       Progress progress(options.progress, fs::path(path).filename().string(), in.file_size());
 
       BatchQueue queue(4);
@@ -951,7 +958,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         Batch batch;
         while (queue.Pop(batch)) {
           CheckInterrupted();
-          parser.ParseBatch(batch);
+          parser->ParseBatch(batch);
         }
         CheckInterrupted();
       } catch (...) {
@@ -961,6 +968,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         throw;
       }
       reader.join();
+      parser.reset();
       progress.Clear();
       if (reader_error) std::rethrow_exception(reader_error);
       summary.stages.read_split += read_seconds;
