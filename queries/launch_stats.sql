@@ -22,36 +22,27 @@
 --                  condition cpu duration <= runtime_cutoff)
 --   runtime_outliers  launch calls longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
-WITH keys AS (                        -- each output row's key, numbered: grouping by this small
-  SELECT trace_id, launch_name, gpu_name, -- integer is cheaper than by the names (kilobytes long at times)
-         row_number() OVER (ORDER BY trace_id, launch_name, gpu_name) AS gid
-  FROM (SELECT DISTINCT trace_id, launch_name,
-               CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE gpu_name END AS gpu_name
-        FROM op_kernels
-        WHERE launch_event_id IS NOT NULL
-          AND (:trace_id IS NULL OR trace_id = :trace_id)
-          AND (coalesce(:include_memory, 1) OR gpu_kind = 'kernel'))
-),
-l AS (                                -- one row per GPU op with a launch, with its key
-  SELECT
-    k.gid,
-    o.launch_event_id,
-    o.launch_dur AS cpu_dur,
-    o.gpu_dur,
-    o.launch_delay AS delay,
-    o.gpu_ts - o.launch_ts AS s2s,
-    max(o.launch_ts + o.launch_dur, o.gpu_ts + o.gpu_dur) - o.launch_ts AS total
-  FROM op_kernels AS o
-  CROSS JOIN keys AS k                -- CROSS JOIN: scan op_kernels once, look each key up
-  WHERE k.trace_id = o.trace_id AND k.launch_name IS o.launch_name
-    AND k.gpu_name IS CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE o.gpu_name END
-    AND o.launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
-    AND (coalesce(:include_memory, 1) OR o.gpu_kind = 'kernel')
+WITH l AS (                           -- one row per GPU op with a launch, with the two names (one
+  SELECT                              -- events lookup each: op_kernel_links holds ids only)
+    k.trace_id,
+    lc.name AS launch_name,
+    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE g.name END AS gpu_name,
+    k.launch_event_id,
+    k.launch_dur AS cpu_dur,
+    k.gpu_dur,
+    k.launch_delay AS delay,
+    k.gpu_ts - k.launch_ts AS s2s,
+    max(k.launch_ts + k.launch_dur, k.gpu_ts + k.gpu_dur) - k.launch_ts AS total
+  FROM op_kernel_links AS k
+  JOIN events AS g ON g.id = k.gpu_event_id
+  JOIN events AS lc ON lc.id = k.launch_event_id
+  WHERE k.launch_event_id IS NOT NULL
+    AND (:trace_id IS NULL OR k.trace_id = :trace_id)
+    AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
 ),
 agg AS (
   SELECT
-    gid,
+    trace_id, launch_name, gpu_name,
     count(*) AS launches,
     count(DISTINCT launch_event_id) AS calls,
     sum(cpu_dur) AS cpu_total,
@@ -74,12 +65,12 @@ agg AS (
     sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
     sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
   FROM l
-  GROUP BY gid
+  GROUP BY trace_id, launch_name, gpu_name
 )
-SELECT k.trace_id, k.launch_name, k.gpu_name,
+SELECT a.trace_id, a.launch_name, a.gpu_name,
   a.launches, a.calls, a.cpu_total, a.cpu_avg, a.cpu_min, a.cpu_max, a.gpu_avg, a.delay_avg, a.delay_min,
   a.delay_max, a.queued, a.queue_avg, a.queue_max, a.hta_delay_avg, 
   a.s2s_avg, a.s2s_min, a.s2s_max, a.total_avg, a.short_kernels, a.runtime_outliers, a.delay_outliers
-FROM agg AS a JOIN keys AS k ON k.gid = a.gid
-ORDER BY a.cpu_total DESC, k.trace_id, k.launch_name, k.gpu_name
+FROM agg AS a
+ORDER BY a.cpu_total DESC, a.trace_id, a.launch_name, a.gpu_name
 LIMIT coalesce(:limit, 50);
