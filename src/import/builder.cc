@@ -830,10 +830,15 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   // Args are streamed back from each kind's spill file in order.
   size_t n_events = events_.size();
   std::vector<uint32_t> new_id(n_events);
+  std::vector<uint32_t> order(n_events);  // event indices in write order (sorted_'s room, freed)
   {
     std::array<uint32_t, kKindCount + 1> start{};
     for (int k = 0; k < kKindCount; ++k) start[k + 1] = start[k] + kind_count_[k];
-    for (uint32_t i = 0; i < n_events; ++i) new_id[i] = ++start[events_[i].kind];
+    for (uint32_t i = 0; i < n_events; ++i) {
+      uint32_t pos = start[events_[i].kind]++;
+      order[pos] = i;
+      new_id[i] = pos + 1;
+    }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
   {
@@ -884,89 +889,83 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         " VALUES (?,?,?,?,?,?,?)");
     constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
     std::string merged;
-    // Kind by kind, each in file order (one pass over the events per kind that has any: no
-    // permutation array).
-    for (int kind = 0; kind < kKindCount; ++kind) {
-      if (kind_count_[kind] == 0) continue;
-      for (uint32_t i = 0; i < n_events; ++i) {
-        const EventRec& e = events_[i];
-        if (e.kind != kind) continue;
-        const ThreadRec& t = threads_[e.thread];
-        s.BindInt(1, event_base + new_id[i]);
-        s.BindInt(2, trace_id);
-        s.BindInt(3, thread_base + e.thread + 1);
-        BindId(s, 4, t.pid, strings_);
-        BindId(s, 5, t.tid, strings_);
-        s.BindText(6, strings_.Get(e.ph));
-        BindOptText(s, 7, e.cat, strings_);
-        BindOptText(s, 8, e.name, strings_);
-        if (e.ts != kNullTs) s.BindInt(9, e.ts + base); else s.BindNull(9);
-        if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
-        if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
-        if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
-        if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
-        uint32_t pk = e.promo;
-        for (int k = 0; k < kEventColumns; ++k) {
-          if (e.mask & (1u << k)) {
-            s.BindInt(14 + k, pool_[pk++]);
-          } else {
-            s.BindNull(14 + k);
-          }
-        }
-        if (e.kind == kKindMemory && (e.mask & kMemoryBits)) {
-          mem.BindInt(1, event_base + new_id[i]);
-          for (int k = kMemoryFirst; k < kMemoryEnd; ++k) {
-            if (e.mask & (1u << k)) mem.BindInt(2 + k - kMemoryFirst, pool_[pk++]); else mem.BindNull(2 + k - kMemoryFirst);
-          }
-          mem.Run();
+    for (uint32_t i : order) {
+      const EventRec& e = events_[i];
+      const ThreadRec& t = threads_[e.thread];
+      s.BindInt(1, event_base + new_id[i]);
+      s.BindInt(2, trace_id);
+      s.BindInt(3, thread_base + e.thread + 1);
+      BindId(s, 4, t.pid, strings_);
+      BindId(s, 5, t.tid, strings_);
+      s.BindText(6, strings_.Get(e.ph));
+      BindOptText(s, 7, e.cat, strings_);
+      BindOptText(s, 8, e.name, strings_);
+      if (e.ts != kNullTs) s.BindInt(9, e.ts + base); else s.BindNull(9);
+      if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
+      if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
+      if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
+      if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
+      uint32_t pk = e.promo;
+      for (int k = 0; k < kEventColumns; ++k) {
+        if (e.mask & (1u << k)) {
+          s.BindInt(14 + k, pool_[pk++]);
         } else {
-          pk += static_cast<uint32_t>(__builtin_popcount(e.mask & kMemoryBits));
+          s.BindNull(14 + k);
         }
-        if (e.mask & (1u << kInputShape)) s.BindInt(27, pool_[pk++]); else s.BindNull(27);
-        auto end_it = std::lower_bound(end_args_.begin(), end_args_.end(), i,
-                                       [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
-        if (end_it != end_args_.end() && end_it->event == i) {
-          // B/E pair: the E's args are appended to the slice's args.
-          merged.assign(e.args_len ? read_args(e.kind, e.args_off, e.args_len) : std::string_view("[]"));
-          uint32_t shape = e.shape;
-          for (; end_it != end_args_.end() && end_it->event == i; ++end_it) {
-            std::string_view extra = read_end_args(*end_it);
-            if (merged.size() > 2) {
-              merged.back() = ',';
-              merged.append(extra.substr(1));
-            } else {
-              merged.assign(extra);
-            }
-            shape = shapes_.Concat(shape, end_it->shape);
+      }
+      if (e.kind == kKindMemory && (e.mask & kMemoryBits)) {
+        mem.BindInt(1, event_base + new_id[i]);
+        for (int k = kMemoryFirst; k < kMemoryEnd; ++k) {
+          if (e.mask & (1u << k)) mem.BindInt(2 + k - kMemoryFirst, pool_[pk++]); else mem.BindNull(2 + k - kMemoryFirst);
+        }
+        mem.Run();
+      } else {
+        pk += static_cast<uint32_t>(__builtin_popcount(e.mask & kMemoryBits));
+      }
+      if (e.mask & (1u << kInputShape)) s.BindInt(27, pool_[pk++]); else s.BindNull(27);
+      auto end_it = std::lower_bound(end_args_.begin(), end_args_.end(), i,
+                                     [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
+      if (end_it != end_args_.end() && end_it->event == i) {
+        // B/E pair: the E's args are appended to the slice's args.
+        merged.assign(e.args_len ? read_args(e.kind, e.args_off, e.args_len) : std::string_view("[]"));
+        uint32_t shape = e.shape;
+        for (; end_it != end_args_.end() && end_it->event == i; ++end_it) {
+          std::string_view extra = read_end_args(*end_it);
+          if (merged.size() > 2) {
+            merged.back() = ',';
+            merged.append(extra.substr(1));
+          } else {
+            merged.assign(extra);
           }
+          shape = shapes_.Concat(shape, end_it->shape);
+        }
+        s.BindInt(25, shape);
+        s.BindTextCopy(26, merged);
+      } else if (e.args_len && (e.mask & (1u << kInputShape))) {
+        // Input Dims / Input type live in input_shapes: out of the values array.
+        const std::vector<uint32_t>* drop = nullptr;
+        uint32_t shape = shapes_.OutOfLine(e.shape, &drop);
+        std::string_view args = read_args(e.kind, e.args_off, e.args_len);
+        if (shape != e.shape) {
+          DropArrayElements(args, *drop, merged);
           s.BindInt(25, shape);
           s.BindTextCopy(26, merged);
-        } else if (e.args_len && (e.mask & (1u << kInputShape))) {
-          // Input Dims / Input type live in input_shapes: out of the values array.
-          const std::vector<uint32_t>* drop = nullptr;
-          uint32_t shape = shapes_.OutOfLine(e.shape, &drop);
-          std::string_view args = read_args(e.kind, e.args_off, e.args_len);
-          if (shape != e.shape) {
-            DropArrayElements(args, *drop, merged);
-            s.BindInt(25, shape);
-            s.BindTextCopy(26, merged);
-          } else {
-            s.BindInt(25, e.shape);
-            s.BindText(26, args);
-          }
-        } else if (e.args_len) {
-          s.BindInt(25, e.shape);
-          s.BindText(26, read_args(e.kind, e.args_off, e.args_len));
         } else {
-          s.BindNull(25);
-          s.BindNull(26);
+          s.BindInt(25, e.shape);
+          s.BindText(26, args);
         }
-        if (op_[i]) s.BindInt(22, id_of(op_[i])); else s.BindNull(22);
-        if (top_op_[i]) s.BindInt(23, id_of(top_op_[i])); else s.BindNull(23);
-        if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
-        s.Step();
-        s.Reset();
+      } else if (e.args_len) {
+        s.BindInt(25, e.shape);
+        s.BindText(26, read_args(e.kind, e.args_off, e.args_len));
+      } else {
+        s.BindNull(25);
+        s.BindNull(26);
       }
+      if (op_[i]) s.BindInt(22, id_of(op_[i])); else s.BindNull(22);
+      if (top_op_[i]) s.BindInt(23, id_of(top_op_[i])); else s.BindNull(23);
+      if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
+      s.Step();
+      s.Reset();
     }
     counts.events = static_cast<int64_t>(events_.size());
   }
