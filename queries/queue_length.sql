@@ -32,13 +32,13 @@ WITH d AS (
   -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch; wait (on the -1)
   -- is the op's time in the queue.
   SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta, 0 AS wait
-  FROM op_kernels
+  FROM op_kernel_links
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'summary'
   UNION ALL
   SELECT trace_id, device, stream, gpu_ts, -1, gpu_ts - launch_ts
-  FROM op_kernels
+  FROM op_kernel_links
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'summary'
@@ -94,13 +94,13 @@ ORDER BY s.trace_id, s.device, s.stream;
 -- the same ts hold for 0 ns).
 WITH d AS (
   SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta
-  FROM op_kernels
+  FROM op_kernel_links
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'series'
   UNION ALL
   SELECT trace_id, device, stream, gpu_ts, -1
-  FROM op_kernels
+  FROM op_kernel_links
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
     AND coalesce(:mode, 'summary') = 'series'

@@ -64,38 +64,30 @@ uint32_t ArgShapes::OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop
     ool_drop_.resize(sigs_.size() + 64);
   }
   if (ool_[shape] == 0) {
-    std::string_view sig = sigs_[shape - 1];
-    // The last 'Input Dims' (2020: 'Input dims') and the last 'Input type' key: the ones whose
+    // A parser shape (no key out of line yet): each key's value is at the key's own position. The
+    // last 'Input Dims' (2020: 'Input dims') and the last 'Input type' key go out of line: the
     // values the parser kept for input_shapes.
-    int last_dims = -1, last_types = -1, n = 0;
-    for (std::string_view rest = sig; rest.size() >= 4; ++n) {
+    std::vector<std::string_view> keys;
+    int last_dims = -1, last_types = -1;
+    for (std::string_view rest = sigs_[shape - 1]; rest.size() >= 4;) {
       uint32_t len;
       std::memcpy(&len, rest.data(), 4);
-      len &= ~kOutOfLine;
       std::string_view key = rest.substr(4, len);
-      if (key == "Input Dims" || key == "Input dims") last_dims = n;
-      if (key == "Input type") last_types = n;
+      if (key == "Input Dims" || key == "Input dims") last_dims = static_cast<int>(keys.size());
+      if (key == "Input type") last_types = static_cast<int>(keys.size());
+      keys.push_back(key);
       rest.remove_prefix(4 + len);
     }
     std::string out;
     std::vector<uint32_t> positions;
-    uint32_t pos = 0;  // position of the key's value in the original values array
-    for (int k = 0; sig.size() >= 4; ++k) {
-      uint32_t len;
-      std::memcpy(&len, sig.data(), 4);
-      bool already = (len & kOutOfLine) != 0;
-      len &= ~kOutOfLine;
-      std::string_view key = sig.substr(4, len);
-      uint32_t flagged = len;
-      if (!already && (k == last_dims || k == last_types)) {
-        flagged |= kOutOfLine;
-        positions.push_back(pos);
+    for (int k = 0; k < static_cast<int>(keys.size()); ++k) {
+      uint32_t len = static_cast<uint32_t>(keys[k].size());
+      if (k == last_dims || k == last_types) {
+        len |= kOutOfLine;
+        positions.push_back(static_cast<uint32_t>(k));
       }
-      if (!already) ++pos;
-      if (already) flagged |= kOutOfLine;
-      out.append(reinterpret_cast<const char*>(&flagged), 4);
-      out.append(key);
-      sig.remove_prefix(4 + len);
+      out.append(reinterpret_cast<const char*>(&len), 4);
+      out.append(keys[k]);
     }
     uint32_t id = positions.empty() ? shape : Intern(out);
     if (id >= ool_.size()) {
