@@ -1,10 +1,9 @@
-# Analysis views on every real trace in ${TRACESQL_SHARED_TRACES} (issue 3): each GPU op once in
+# Analysis views on every real trace (TQ_REAL_TRACES: ../shared/traces and tests/data/traces) (issue 3): each GPU op once in
 # op_kernels, launches by correlation against an independent count, idle_gaps + busy union = device
 # span to the nanosecond, autograd_pairs sequence numbers, steps' GPU extents, and materialised tables
 # == --no-materialize views. Included from tests/CMakeLists.txt (tests/ directory scope); golden cases
 # for the views live in tests/golden/views_*.
-file(GLOB TQ_VIEWS_TRACES ${TRACESQL_SHARED_TRACES}/*.json.gz ${TRACESQL_SHARED_TRACES}/*.json)
-foreach(trace IN LISTS TQ_VIEWS_TRACES)
+foreach(trace IN LISTS TQ_REAL_TRACES)
   get_filename_component(trace_name ${trace} NAME)
   string(REGEX REPLACE "\\.json(\\.gz)?$" "" trace_name "${trace_name}")
   add_test(NAME views.${trace_name}
