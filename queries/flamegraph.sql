@@ -10,7 +10,9 @@
 --   flamegraph.pl cpu.folded > cpu.svg
 -- (csv output would quote lines holding commas). In frame names ';' becomes ':', '"' becomes
 -- "'", and tabs and line breaks become spaces, so every line stays one well-formed record.
--- Call paths come from stacks (events.stack_id): the names from the thread's root slice down.
+-- Call paths come from stacks (events.stack_id): the names from the thread's root slice down. With
+-- merge_steps the paths are those of stacks.merged_id (every step's copy of a path shares one), so
+-- the paths are built once per merged path, not once per step.
 --   cpu: slices (events with a duration) on host threads (threads.kind = 'cpu'): Python frames,
 --        CPU ops, annotations, runtime calls. Self time of a call path = the summed duration of
 --        its slices minus the summed duration of the slices directly under them (clipped at 0);
@@ -20,15 +22,34 @@
 --        GPU ops without a launch call sit under a '(no launch)' root. Durations are summed, so
 --        ops running concurrently on several streams count fully each.
 WITH
--- Summed duration of the host slices on each call path (cpu mode only): the one pass over events.
+-- cpu mode, one trace: summed duration of the trace's host slices per call path (the one pass over
+-- events). Over all traces the import has done this (stacks.cpu_self_ns).
 tot AS MATERIALIZED (
   SELECT e.stack_id AS id, sum(e.dur) AS total
   FROM events AS e
-  WHERE coalesce(:mode, 'cpu') = 'cpu'
+  WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NOT NULL
     AND +e.thread_id IN (SELECT id FROM threads WHERE kind = 'cpu')
-    AND (:trace_id IS NULL OR e.trace_id = :trace_id)
+    AND e.trace_id = :trace_id
     AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL
   GROUP BY e.stack_id
+),
+child AS MATERIALIZED (
+  SELECT s.parent_id AS id, sum(t.total) AS child_total
+  FROM tot AS t JOIN stacks AS s ON s.id = t.id
+  WHERE s.parent_id IS NOT NULL
+  GROUP BY s.parent_id
+),
+-- Self time of each call path with host slices (cpu mode): their summed duration minus that of the
+-- paths directly under it, clipped at 0.
+self AS MATERIALIZED (
+  SELECT id, merged_id, cpu_self_ns AS self
+  FROM stacks
+  WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NULL AND cpu_self_ns IS NOT NULL
+  UNION ALL
+  SELECT t.id, s.merged_id, max(t.total - coalesce(c.child_total, 0), 0)
+  FROM tot AS t
+  JOIN stacks AS s ON s.id = t.id
+  LEFT JOIN child AS c ON c.id = t.id
 ),
 -- GPU time per (launch call path, GPU op name) (gpu mode only).
 gpu AS MATERIALIZED (
@@ -38,88 +59,55 @@ gpu AS MATERIALIZED (
   WHERE coalesce(:mode, 'cpu') = 'gpu' AND (:trace_id IS NULL OR k.trace_id = :trace_id)
   GROUP BY l.stack_id, k.gpu_name
 ),
--- The call-path nodes: in cpu mode those with slices (their ancestors have slices too), in gpu
--- mode every stack; with merge_steps, ProfilerStep#N named 'ProfilerStep#*'.
-nodes AS MATERIALIZED (
-  SELECT
-    s.id, s.parent_id, n.total,
-    CASE WHEN coalesce(:merge_steps, 1) AND s.name GLOB 'ProfilerStep#*' THEN 'ProfilerStep#*'
-         ELSE coalesce(s.name, '?') END AS name
-  FROM (
-    SELECT id, total FROM tot
-    UNION ALL
-    SELECT id, NULL FROM stacks WHERE coalesce(:mode, 'cpu') = 'gpu'
-  ) AS n
-  JOIN stacks AS s ON s.id = n.id
+-- With merge_steps: the merged call paths (one per stacks.merged_id), named top-down; each frame
+-- reads 'ProfilerStep#*' for any step.
+mnodes AS MATERIALIZED (
+  SELECT s.id, p.merged_id AS parent_id,
+         CASE WHEN s.name GLOB 'ProfilerStep#*' THEN 'ProfilerStep#*' ELSE coalesce(s.name, '?') END AS name
+  FROM stacks AS s
+  LEFT JOIN stacks AS p ON p.id = s.parent_id
+  WHERE coalesce(:merge_steps, 1) AND s.merged_id = s.id
 ),
--- Summed duration of the slices directly under each node (cpu mode).
-child AS MATERIALIZED (
-  SELECT parent_id AS id, sum(total) AS child_total
-  FROM nodes WHERE parent_id IS NOT NULL AND total IS NOT NULL GROUP BY parent_id
-),
--- With merge_steps: one number per distinct frame name (a DISTINCT, not a sort of every node).
-names AS MATERIALIZED (
-  SELECT name, row_number() OVER () AS nid
-  FROM (SELECT DISTINCT name FROM nodes WHERE coalesce(:merge_steps, 1))
-),
--- Self time (clipped at 0) and name number of each node.
-coded AS MATERIALIZED (
-  SELECT
-    n.id, n.parent_id, n.name,
-    m.nid,
-    max(coalesce(n.total, 0) - coalesce(c.child_total, 0), 0) AS self
-  FROM nodes AS n
-  LEFT JOIN names AS m ON m.name = n.name
-  LEFT JOIN child AS c ON c.id = n.id
-),
--- With merge_steps, paths are built top-down as lists of name numbers ('12,7,301,'), which stay
--- short, are grouped (folding every step's copy of a call path together) and only then turned
--- into names. Without it every node is its own path, built top-down from the names directly.
-ipaths(id, ipath, self) AS (
-  SELECT id, nid || ',', self FROM coded
-  WHERE parent_id IS NULL AND coalesce(:merge_steps, 1)
+mpaths(id, path) AS (
+  SELECT id, replace(name, ';', ':') FROM mnodes WHERE parent_id IS NULL
   UNION ALL
-  SELECT c.id, p.ipath || c.nid || ',', c.self
-  FROM ipaths AS p JOIN coded AS c ON c.parent_id = p.id
+  SELECT c.id, p.path || ';' || replace(c.name, ';', ':')
+  FROM mpaths AS p JOIN mnodes AS c ON c.parent_id = p.id
 ),
-npaths(id, path, self) AS (
-  SELECT id, replace(name, ';', ':'), self FROM coded
-  WHERE parent_id IS NULL AND NOT coalesce(:merge_steps, 1)
+-- ... and the values summed per merged path (and GPU op name).
+mvals AS MATERIALIZED (
+  SELECT merged_id AS id, '' AS leaf, sum(self) AS value
+  FROM self
+  WHERE coalesce(:merge_steps, 1)
+  GROUP BY merged_id
   UNION ALL
-  SELECT c.id, p.path || ';' || replace(c.name, ';', ':'), c.self
-  FROM npaths AS p JOIN coded AS c ON c.parent_id = p.id
-),
--- Values per name-number path (merge_steps) ...
-iagg AS MATERIALIZED (
-  SELECT ipath, '' AS leaf, sum(self) AS value
-  FROM ipaths
-  WHERE coalesce(:mode, 'cpu') = 'cpu'
-  GROUP BY ipath
-  UNION ALL
-  SELECT coalesce(p.ipath, ''), g.gpu_name, sum(g.value)
+  SELECT s.merged_id, g.gpu_name, sum(g.value)
   FROM gpu AS g
-  LEFT JOIN ipaths AS p ON p.id = g.stack_id
+  LEFT JOIN stacks AS s ON s.id = g.stack_id
   WHERE coalesce(:merge_steps, 1)
   GROUP BY 1, 2
 ),
--- ... turned back into names, one frame per step of the recursion.
-expand(ipath, leaf, rest, path) AS (
-  SELECT ipath, leaf, ipath, '' FROM iagg WHERE value > 0
+-- Without merge_steps every call path is its own line: the nodes are the paths with host slices
+-- (cpu) or every path (gpu), named top-down.
+nodes AS MATERIALIZED (
+  SELECT s.id, s.parent_id, coalesce(s.name, '?') AS name, x.self
+  FROM self AS x JOIN stacks AS s ON s.id = x.id
+  WHERE NOT coalesce(:merge_steps, 1)
   UNION ALL
-  SELECT
-    x.ipath, x.leaf,
-    substr(x.rest, instr(x.rest, ',') + 1),
-    x.path || CASE WHEN x.path = '' THEN '' ELSE ';' END
-      || (SELECT replace(m.name, ';', ':') FROM names AS m
-          WHERE m.nid = CAST(substr(x.rest, 1, instr(x.rest, ',') - 1) AS INTEGER))
-  FROM expand AS x
-  WHERE x.rest <> ''
+  SELECT id, parent_id, coalesce(name, '?'), 0 FROM stacks
+  WHERE NOT coalesce(:merge_steps, 1) AND coalesce(:mode, 'cpu') = 'gpu'
+),
+npaths(id, path, self) AS (
+  SELECT id, replace(name, ';', ':'), self FROM nodes WHERE parent_id IS NULL
+  UNION ALL
+  SELECT c.id, p.path || ';' || replace(c.name, ';', ':'), c.self
+  FROM npaths AS p JOIN nodes AS c ON c.parent_id = p.id
 ),
 lines(path, leaf, value) AS (
-  SELECT e.path, e.leaf, a.value
-  FROM expand AS e
-  JOIN iagg AS a ON a.ipath = e.ipath AND a.leaf = e.leaf
-  WHERE e.rest = ''
+  SELECT coalesce(p.path, ''), v.leaf, v.value
+  FROM mvals AS v
+  LEFT JOIN mpaths AS p ON p.id = v.id
+  WHERE v.value > 0
   UNION ALL
   -- Without merge_steps: one line per node (cpu) or per (launch node, GPU op name) (gpu).
   SELECT path, '', self FROM npaths WHERE coalesce(:mode, 'cpu') = 'cpu' AND self > 0

@@ -135,6 +135,11 @@ int main(int argc, char** argv) {
       if (iopt.timings) {
         std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s\n",
                      s.stages.read_split, s.stages.parse, s.stages.build, s.stages.insert, s.stages.index, s.stages.views);
+        std::string per_view;
+        for (const auto& [file, secs] : s.stages.view_files) {
+          if (secs >= 0.01) per_view += fmt::format("{}{} {:.2f} s", per_view.empty() ? "" : " | ", file, secs);
+        }
+        if (!per_view.empty()) std::fprintf(stderr, "views: %s\n", per_view.c_str());
       }
       return 0;
     }

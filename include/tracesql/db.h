@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tracesql {
 
 // Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
 inline constexpr int32_t kApplicationId = 0x54525351;
-inline constexpr int32_t kSchemaVersion = 2;
+inline constexpr int32_t kSchemaVersion = 3;
 
 class Stmt {
  public:
@@ -77,11 +79,9 @@ void CreateSchema(Db& db);
 // Creates the indexes (sql/indexes/*.sql); run after bulk loading.
 void CreateIndexes(Db& db);
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
-// built as tables from the same SQL (with their "-- @index" indexes) instead.
-void CreateViews(Db& db, bool materialize = true);
-// Checks application_id and user_version of an existing database; throws when it is not a tracesql
-// database or was written by a newer version.
-void CheckDatabase(Db& db, const std::string& path);
+// built as tables from the same SQL (with their "-- @index" indexes) instead. Returns the seconds
+// each view file took (file name, seconds), in order.
+std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize = true);
 
 }  // namespace tracesql
 

@@ -26,6 +26,7 @@ struct StageTimes {
   double insert = 0;      // writing rows
   double index = 0;       // creating indexes
   double views = 0;       // views and materialised tables
+  std::vector<std::pair<std::string, double>> view_files;  // seconds per sql/views file
 };
 
 struct ImportSummary {

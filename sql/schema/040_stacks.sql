@@ -6,5 +6,12 @@ CREATE TABLE stacks (
   parent_id INTEGER,          -- the path one level up, NULL at a root
   depth INTEGER NOT NULL,     -- 0 at a root
   name TEXT,                  -- name of the last event on the path
-  cat TEXT                    -- category of the last event on the path
+  cat TEXT,                   -- category of the last event on the path
+  merged_id INTEGER NOT NULL, -- the first path (lowest id) with the same names from the root when
+                              -- every ProfilerStep#N reads 'ProfilerStep#*' and a NULL name '?':
+                              -- all steps' copies of one call path share it (flamegraph folding)
+  cpu_self_ns INTEGER         -- self time on host threads (threads.kind = 'cpu'), all traces: the
+                              -- summed dur of the slices whose stack_id is this path minus that of
+                              -- the paths directly under it, clipped at 0; NULL when no host slice
+                              -- ends on this path
 );

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <string>
 
 #include "tracesql/db.h"
@@ -27,13 +28,17 @@ void CreateSchema(Db& db) {
 
 void CreateIndexes(Db& db) { ExecAll(db, "sql/indexes/"); }
 
-void CreateViews(Db& db, bool materialize) {
+std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize) {
+  std::vector<std::pair<std::string, double>> times;
   // A view file marked "-- @materialize" becomes a table built from the same SELECT, plus the indexes
   // listed in its "-- @index ..." lines; otherwise it is created as written (a plain view).
   for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
+    auto t0 = std::chrono::steady_clock::now();
     std::string text(f.text);
+    std::string name(f.path.substr(f.path.rfind('/') + 1));
     if (!materialize || text.find("\n-- @materialize") == std::string::npos) {
       db.Exec(text, f.path);
+      times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       continue;
     }
     size_t at = text.find("CREATE VIEW ");
@@ -48,19 +53,9 @@ void CreateViews(Db& db, bool materialize) {
       db.Exec(text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
       pos = start;
     }
+    times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-}
-
-void CheckDatabase(Db& db, const std::string& path) {
-  int64_t app = db.QueryInt("PRAGMA application_id");
-  int64_t version = db.QueryInt("PRAGMA user_version");
-  if (app != kApplicationId) {
-    Errorf("{}: not a tracesql database (application_id {}); import a trace with `tracesql import`", path, app);
-  }
-  if (version > kSchemaVersion) {
-    Errorf("{}: database schema version {} is newer than this tracesql supports ({}); upgrade tracesql", path,
-           version, kSchemaVersion);
-  }
+  return times;
 }
 
 }  // namespace tracesql

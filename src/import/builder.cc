@@ -36,6 +36,53 @@ uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int
   return id;
 }
 
+void StackInterner::Write(Db& db, const Interner& strings) const {
+  size_t n = nodes_.size();
+  // cpu_self_ns: summed duration of the host slices on the path minus that of the paths directly
+  // under it that have host slices, clipped at 0 (the flamegraph's self time over all traces).
+  std::vector<int64_t> child_total(n, 0);
+  for (size_t i = 0; i < n && i < cpu_slices_.size(); ++i) {
+    if (cpu_slices_[i] && nodes_[i].parent) child_total[nodes_[i].parent - 1] += cpu_total_[i];
+  }
+  // merged_id: the first path with the same names from the root, ProfilerStep#N read as
+  // 'ProfilerStep#*' and a missing name as '?' (how the flamegraph folds steps together). Parents
+  // are interned before their children, so a parent's merged id is known first.
+  std::vector<uint32_t> merged(n, 0);
+  std::unordered_map<std::string_view, uint32_t> name_code;
+  struct PairHash {
+    size_t operator()(const std::pair<uint32_t, uint32_t>& k) const {
+      uint64_t h = (static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^ k.second;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  std::unordered_map<std::pair<uint32_t, uint32_t>, uint32_t, PairHash> first;
+  for (size_t i = 0; i < n; ++i) {
+    const Node& nd = nodes_[i];
+    std::string_view name = nd.name ? strings.Get(nd.name) : std::string_view("?");
+    if (name.starts_with("ProfilerStep#")) name = "ProfilerStep#*";
+    uint32_t code = name_code.emplace(name, static_cast<uint32_t>(name_code.size())).first->second;
+    uint32_t parent = nd.parent ? merged[nd.parent - 1] : 0;
+    merged[i] = first.emplace(std::make_pair(parent, code), static_cast<uint32_t>(i + 1)).first->second;
+  }
+  Stmt s = db.Prepare(
+      "INSERT INTO stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns) VALUES (?,?,?,?,?,?,?)");
+  for (size_t i = 0; i < n; ++i) {
+    const Node& nd = nodes_[i];
+    s.BindInt(1, static_cast<int64_t>(i) + 1);
+    if (nd.parent) s.BindInt(2, nd.parent); else s.BindNull(2);
+    s.BindInt(3, nd.depth);
+    if (nd.name) s.BindText(4, strings.Get(nd.name)); else s.BindNull(4);
+    if (nd.cat) s.BindText(5, strings.Get(nd.cat)); else s.BindNull(5);
+    s.BindInt(6, merged[i]);
+    if (i < cpu_slices_.size() && cpu_slices_[i]) {
+      s.BindInt(7, std::max<int64_t>(cpu_total_[i] - child_total[i], 0));
+    } else {
+      s.BindNull(7);
+    }
+    s.Run();
+  }
+}
+
 uint32_t ArgShapes::Intern(std::string_view sig) {
   if (last_id_ && sig == last_sig_) return last_id_;
   auto it = map_.find(sig);
@@ -729,7 +776,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   int64_t process_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
   int64_t thread_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM threads");
   int64_t event_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM events");
-  int64_t stack_base = 0;  // stacks are shared across traces; ids are StackInterner ids
 
   {
     Stmt s = db.Prepare(
@@ -804,20 +850,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       s.Run();
     }
   }
-  {
-    Stmt s = db.Prepare("INSERT INTO stacks (id, parent_id, depth, name, cat) VALUES (?,?,?,?,?)");
-    const auto& nodes = stacks_.nodes();
-    for (size_t i = stacks_.written; i < nodes.size(); ++i) {
-      const auto& nd = nodes[i];
-      s.BindInt(1, stack_base + static_cast<int64_t>(i) + 1);
-      if (nd.parent) s.BindInt(2, nd.parent); else s.BindNull(2);
-      s.BindInt(3, nd.depth);
-      BindOptText(s, 4, nd.name, strings_);
-      BindOptText(s, 5, nd.cat, strings_);
-      s.Run();
-    }
-    stacks_.written = nodes.size();
-  }
   // Events, grouped by kind (file order within a kind): new_id[i] is the id offset of events_[i].
   // Args are streamed back from each kind's spill file in order.
   size_t n_events = events_.size();
@@ -881,6 +913,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         " VALUES (?,?,?,?,?,?,?)");
     constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
     std::string merged;
+    std::vector<char> thread_is_cpu(threads_.size());  // threads.kind = 'cpu' (see the threads rows)
+    for (size_t k = 0; k < threads_.size(); ++k) thread_is_cpu[k] = threads_[k].cpu_events > 0;
     for (uint32_t i : order) {
       const EventRec& e = events_[i];
       const ThreadRec& t = threads_[e.thread];
@@ -896,7 +930,12 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
       if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
       if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
-      if (stack_[i]) s.BindInt(13, stack_[i]); else s.BindNull(13);
+      if (stack_[i]) {
+        s.BindInt(13, stack_[i]);
+        if (e.dur != kNullTs && thread_is_cpu[e.thread]) stacks_.AddCpuSlice(stack_[i], e.dur);
+      } else {
+        s.BindNull(13);
+      }
       uint32_t pk = e.promo;
       for (int k = 0; k < kEventColumns; ++k) {
         if (e.mask & (1u << k)) {

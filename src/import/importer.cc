@@ -1009,11 +1009,16 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       ++summary.traces;
       CheckInterrupted();
     }
+    {
+      auto ts = Clock::now();
+      stacks.Write(db, strings);  // once, for all traces: its columns sum over them
+      summary.stages.insert += Since(ts);
+    }
     auto tx = Clock::now();
     CreateIndexes(db);
     summary.stages.index = Since(tx);
     auto tv = Clock::now();
-    CreateViews(db, options.materialize);
+    summary.stages.view_files = CreateViews(db, options.materialize);
     {
       Stmt s = db.Prepare("INSERT INTO tracesql_meta (key, value) VALUES (?, ?)");
       auto put = [&](const char* k, const std::string& v) {

@@ -103,6 +103,12 @@ UserDb UserDb::Open(const std::string& path, bool any_db) {
              "--any-db",
              path, version, kSchemaVersion);
     }
+    if (version < kSchemaVersion) {
+      std::fprintf(stderr,
+                   "tracesql: warning: %s: database schema version %lld is older than this tracesql's (%d); bundled "
+                   "queries may fail on it: import the trace again\n",
+                   path.c_str(), static_cast<long long>(version), kSchemaVersion);
+    }
   }
   return u;
 }
