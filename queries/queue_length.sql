@@ -28,96 +28,137 @@
 --   ts             time of a change (ns)
 --   queue_length   after every change at ts
 --   hold_ns        until the next change on the stream; NULL at the last one
-WITH d AS (
-  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch; wait (on the -1)
-  -- is the op's time in the queue.
-  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta, 0 AS wait
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND coalesce(:mode, 'summary') = 'summary'
-  UNION ALL
-  SELECT trace_id, device, stream, gpu_ts, -1, gpu_ts - launch_ts
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND coalesce(:mode, 'summary') = 'summary'
+WITH parts AS MATERIALIZED (
+  -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
+  -- base + stride - 1, stride being twice its trace's duration (ok: all of them fit in 63 bits).
+  SELECT trace_id, device, stream, t0, stride, ok,
+         row_number() OVER o AS pidx,
+         coalesce(sum(CASE WHEN ok THEN stride END)
+                    OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS base
+  FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
+               2 * (t.end_ts - t.start_ts + 1) AS stride,
+               total(2.0 * (t.end_ts - t.start_ts + 1)) OVER () < 4e18 AS ok
+        FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
+              WHERE launch_event_id IS NOT NULL
+                AND (:trace_id IS NULL OR trace_id = :trace_id)
+                AND coalesce(:mode, 'summary') = 'summary') AS s
+        JOIN traces AS t ON t.id = s.trace_id)
+  WINDOW o AS (ORDER BY trace_id, device, stream)
+),
+d AS (
+  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
+  -- order (stream, time, +1 before -1 at equal times) as one integer, which sorts fast:
+  -- base + 2 x (ts - trace start) + (1 for a -1); as text in the same order where keys do not fit.
+  SELECT p.pidx, e.delta,
+         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
+         CASE WHEN p.ok THEN p.base + 2 * (CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0) + (e.delta < 0)
+              ELSE printf('%010d %020d %d', p.pidx, CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0, e.delta < 0) END AS k,
+         CASE WHEN e.delta = 1 THEN l.gpu_ts - l.launch_ts END AS wait   -- on the +1 only
+  FROM op_kernel_links AS l
+  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
+  CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
+  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
 ),
 running AS (
-  -- Queue length after each change, in time order (+1 before -1 at equal ts; the order among equal
-  -- changes at equal ts changes nothing below), and the stream's first time t0.
-  SELECT
-    trace_id, device, stream, ts, delta, wait,
-    sum(delta) OVER w AS queue_length,
-    min(ts) OVER w AS t0
+  -- Queue length q after each change, in k order. Every stream's changes add up to 0, so a running
+  -- sum over all streams in turn is each stream's own.
+  SELECT pidx, delta, rel, wait, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
   FROM d
-  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts, delta DESC
-               ROWS UNBOUNDED PRECEDING)
 ),
 per_stream AS (
-  -- Each change holds until the next one (hold), so, summing over changes:
-  --   sum(queue_length * hold) = sum over ops of (GPU start - launch start) = sum(wait)
-  --   sum(hold) = span; time at or above :max_queue = sum over the changes where the queue length
-  --   crosses it of (ts - t0) when it goes below, minus (ts - t0) when it goes to or above, plus the
-  --   span when the final length (0) is at or above it.
-  SELECT
-    trace_id, device, stream,
-    count(*) / 2 AS ops,
-    max(queue_length) AS max_queue,
-    round(1.0 * sum(wait) / nullif(max(ts) - min(ts), 0), 3) AS avg_queue,
-    round(avg(queue_length), 3) AS hta_mean_queue,
-    max(ts) - min(ts) AS span_ns,
-    coalesce(sum(CASE WHEN (queue_length - delta >= coalesce(:max_queue, 1024))
-                        <> (queue_length >= coalesce(:max_queue, 1024))
-                      THEN CASE WHEN queue_length >= coalesce(:max_queue, 1024) THEN t0 - ts
-                                ELSE ts - t0 END END), 0)
-      + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN max(ts) - min(ts) ELSE 0 END AS full_ns
+  -- Over the +1s (n per stream, N = 2n changes) and the changes that cross :max_queue:
+  --   the maximum is reached at a +1 (a -1 lowers q);
+  --   sum of q over all N changes = 2 x (sum of q over the +1s) - n (each +1 at position p holds
+  --     2 x (the number of +1s up to it) - p ops, and the -1s fill in the rest);
+  --   sum(wait) = sum of q x hold over the changes = time-weighted mean x span;
+  --   span = first .. last change = min(launch, GPU start) .. max(launch, GPU start) over the ops;
+  --   time at or above :max_queue = sum over the crossings of (ts - t) going below, minus (ts - t)
+  --     going to or above, for any fixed t (as many go up as down: q starts and ends at 0), plus
+  --     the span when 0 is already at or above it.
+  SELECT pidx,
+         count(wait) AS ops,
+         max(CASE WHEN delta = 1 THEN q END) AS max_queue,
+         sum(CASE WHEN delta = 1 THEN q END) AS sum_q,
+         sum(wait) AS wait_ns,
+         max(rel + max(wait, 0)) - min(rel + min(wait, 0)) AS span_ns,
+         coalesce(sum(CASE WHEN (q - delta >= coalesce(:max_queue, 1024))
+                             <> (q >= coalesce(:max_queue, 1024))
+                           THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN -rel ELSE rel END END), 0)
+           AS cross_ns
   FROM running
-  GROUP BY trace_id, device, stream
+  WHERE delta = 1 OR (q + 1 >= coalesce(:max_queue, 1024)) <> (q >= coalesce(:max_queue, 1024))
+  GROUP BY pidx
 )
 SELECT
-  s.trace_id,
-  s.device,
-  s.stream,
+  p.trace_id,
+  p.device,
+  p.stream,
   s.ops,
   s.max_queue,
-  s.avg_queue,
-  s.hta_mean_queue,
+  round(1.0 * s.wait_ns / nullif(s.span_ns, 0), 3) AS avg_queue,
+  round(1.0 * (2 * s.sum_q - s.ops) / (2 * s.ops), 3) AS hta_mean_queue,
   s.span_ns,
-  s.full_ns,
-  round(100.0 * s.full_ns / nullif(t.end_ts - t.start_ts, 0), 3) AS full_pct
+  s.cross_ns + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.span_ns ELSE 0 END AS full_ns,
+  round(100.0 * (s.cross_ns + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.span_ns ELSE 0 END)
+        / nullif(t.end_ts - t.start_ts, 0), 3) AS full_pct
 FROM per_stream AS s
-JOIN traces AS t ON t.id = s.trace_id
-ORDER BY s.trace_id, s.device, s.stream;
+JOIN parts AS p ON p.pidx = s.pidx
+JOIN traces AS t ON t.id = p.trace_id
+ORDER BY s.pidx;
 
 -- Result set 2: the step function. Only the last change at each ts is kept (the earlier ones at
 -- the same ts hold for 0 ns).
-WITH d AS (
-  SELECT trace_id, device, stream, launch_ts AS ts, 1 AS delta
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND coalesce(:mode, 'summary') = 'series'
-  UNION ALL
-  SELECT trace_id, device, stream, gpu_ts, -1
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND coalesce(:mode, 'summary') = 'series'
+WITH parts AS MATERIALIZED (
+  -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
+  -- base + stride - 1, stride being twice its trace's duration (ok: all of them fit in 63 bits).
+  SELECT trace_id, device, stream, t0, stride, ok,
+         row_number() OVER o AS pidx,
+         coalesce(sum(CASE WHEN ok THEN stride END)
+                    OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS base
+  FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
+               2 * (t.end_ts - t.start_ts + 1) AS stride,
+               total(2.0 * (t.end_ts - t.start_ts + 1)) OVER () < 4e18 AS ok
+        FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
+              WHERE launch_event_id IS NOT NULL
+                AND (:trace_id IS NULL OR trace_id = :trace_id)
+                AND coalesce(:mode, 'summary') = 'series') AS s
+        JOIN traces AS t ON t.id = s.trace_id)
+  WINDOW o AS (ORDER BY trace_id, device, stream)
+),
+d AS (
+  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
+  -- order (stream, time, +1 before -1 at equal times) as one integer, which sorts fast:
+  -- base + 2 x (ts - trace start) + (1 for a -1); as text in the same order where keys do not fit.
+  SELECT p.pidx, e.delta,
+         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
+         CASE WHEN p.ok THEN p.base + 2 * (CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0) + (e.delta < 0)
+              ELSE printf('%010d %020d %d', p.pidx, CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0, e.delta < 0) END AS k,
+         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END AS ts, p.base + p.stride AS k_end
+  FROM op_kernel_links AS l
+  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
+  CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
+  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
 ),
 running AS (
-  -- Walked from the end (ts DESC): the rows already seen are the later changes. As every op adds
-  -- +1 and -1, the queue length after a change is minus the sum of the later changes, and the next
-  -- change's time is the smallest later ts (lead(ts) without a lookahead).
-  SELECT
-    trace_id, device, stream, ts,
-    -coalesce(sum(delta) OVER w, 0) AS queue_length,
-    min(ts) OVER w - ts AS hold_ns
+  -- Walked from the end (k descending): the rows already seen are the later changes. As every op
+  -- adds +1 and -1, the queue length after a change is minus the sum of the later changes of its
+  -- stream (of all streams after it: those add up to 0), and the next change is the smallest later
+  -- k (nk), on the same stream if below the stream's last key (k_end).
+  SELECT pidx, k, ts, k_end,
+         -coalesce(sum(delta) OVER w, 0) AS queue_length,
+         min(k) OVER w AS nk
   FROM d
-  WINDOW w AS (PARTITION BY trace_id, device, stream ORDER BY ts DESC, delta
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+  WINDOW w AS (ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+series AS (
+  SELECT pidx, k, ts, queue_length,
+         CASE WHEN typeof(k) = 'integer' THEN CASE WHEN nk < k_end THEN nk / 2 - k / 2 END
+              WHEN substr(nk, 1, 10) = substr(k, 1, 10)
+              THEN CAST(substr(nk, 12, 20) AS INTEGER) - CAST(substr(k, 12, 20) AS INTEGER) END AS hold_ns
+  FROM running
 )
-SELECT trace_id, device, stream, ts, queue_length, hold_ns
-FROM running
-WHERE hold_ns IS NOT 0
-ORDER BY trace_id, device, stream, ts;
+SELECT p.trace_id, p.device, p.stream, s.ts, s.queue_length, s.hold_ns
+FROM series AS s
+JOIN parts AS p ON p.pidx = s.pidx
+WHERE s.hold_ns IS NOT 0
+ORDER BY s.k;
