@@ -40,10 +40,11 @@ ops AS (                              -- intervals with their bucket: 1 compute,
   WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
   SELECT e.trace_id, NULL, e.ts, e.ts + e.dur, 4  -- HTA: rows with a stream arg other than -1 are
-  FROM events AS e                                 -- GPU time, which adds cuda_sync rows (Stream
-  WHERE coalesce(:variant, 'tracelens') = 'hta'    -- Sync, Stream Wait Event; Event Sync has -1)
+  FROM event_ranges AS r                           -- GPU time, which adds cuda_sync rows (Stream
+  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id   -- Sync, Stream Wait Event; Event Sync
+  WHERE coalesce(:variant, 'tracelens') = 'hta'    -- has -1), of kind 'other' (a range scan)
+    AND r.kind = 'other' AND (:trace_id IS NULL OR r.trace_id = :trace_id)
     AND e.cat = 'cuda_sync' AND e.dur IS NOT NULL AND e.ts IS NOT NULL AND e.stream <> -1
-    AND (:trace_id IS NULL OR e.trace_id = :trace_id)
 ),
 run AS (                              -- per op, the furthest end of the earlier ops of each set
   SELECT trace_id, device, ts, end_ts, bucket,
