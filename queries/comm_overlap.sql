@@ -61,16 +61,18 @@ rows_ AS (                            -- ops (k = 2) and, on every device of the
   UNION ALL                           -- and one empty row per device outside every window (k = 3), so
   SELECT trace_id, device, NULL, 3, NULL, NULL, 0 FROM devs   -- that the outside group exists
 ),
-run AS (                              -- per row, over the rows before it in (t, k) order: the furthest
+run0 AS (                             -- per row, over the rows before it in (t, k) order: the furthest
   SELECT trace_id, device, t, k, end_ts, comp,   -- end of an earlier op of each set, and the window
          -- the row counts for: a close counts for the window it closes; -1: none
          coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
-         max(end_ts) OVER w AS m_all,
          max(CASE WHEN comp THEN end_ts END) OVER w AS m_comp,
          max(CASE WHEN NOT comp THEN end_ts END) OVER w AS m_comm
   FROM rows_
   WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+run AS (                              -- both sets: the later of the two
+  SELECT *, max(coalesce(m_comp, m_comm), coalesce(m_comm, m_comp)) AS m_all FROM run0
 ),
 parts AS (                            -- per window (-1: outside): the new union pieces of its ops (p_*)
   SELECT trace_id, device, step,      -- and, at its open (+) and close (-), what the union already

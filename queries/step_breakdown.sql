@@ -66,19 +66,22 @@ rows_ AS (                            -- ops (k = 2) and, on every device of the
   CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
   WHERE w.w_end > w.w_ts
 ),
-run AS (                              -- per row, over the rows before it in (t, k) order: the furthest
+run0 AS (                             -- per row, over the rows before it in (t, k) order: the furthest
   SELECT trace_id, device, t, k, end_ts, bits,   -- end of an op of each set
          -- the window the row counts for: a close counts for the window it closes; -1: none
          coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
-         max(end_ts) OVER w AS m_all,
          max(CASE WHEN bits & 1 THEN end_ts END) OVER w AS m_k,
          max(CASE WHEN NOT bits & 1 THEN end_ts END) OVER w AS m_m,
          max(CASE WHEN bits & 2 THEN end_ts END) OVER w AS m_comm,
-         max(CASE WHEN bits & 4 THEN end_ts END) OVER w AS m_comp,
-         max(CASE WHEN bits & 6 THEN end_ts END) OVER w AS m_cc
+         max(CASE WHEN bits & 4 THEN end_ts END) OVER w AS m_comp
   FROM rows_
   WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+run AS (                              -- all ops = kernels + the rest; comm or compute: the two of them
+  SELECT *, max(coalesce(m_k, m_m), coalesce(m_m, m_k)) AS m_all,
+         max(coalesce(m_comm, m_comp), coalesce(m_comp, m_comm)) AS m_cc
+  FROM run0
 ),
 agg AS (                              -- per window: pieces of its ops, edge corrections at its markers
   SELECT trace_id, device, step,
