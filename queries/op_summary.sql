@@ -22,71 +22,41 @@
 --   gpu_union_ns     per call, the union of their intervals (time at least one of them ran), summed
 --                    over calls (TraceLens total_direct_kernel_time with :inclusive 0). Smaller than
 --                    gpu_sum_ns when an op's GPU ops overlap (several streams)
--- How it is computed: one pass over the CPU ops, grouped by integers: stack_id (the op's call path,
--- which fixes its name and the name of its parent op: the nearest CPU op above it on that path)
--- and, with :by_shape 1, the input_shape_id of the op and of its parent op; names and shapes text
--- are looked up once per group. GPU ops come from op_kernel_links (no names) and are named once
--- per op.
-WITH ops AS MATERIALIZED (            -- per group: calls and CPU time, and one op of it (rep).
-  SELECT coalesce(c.stack_id, -c.id) AS sk,  -- Two branches, one per :by_shape: each key column
-         NULL AS sid,                        -- costs time in the sort of a million rows even
-         NULL AS psid,                       -- when it is NULL. (An op without a stack_id is a
-         count(*) AS calls,                  -- group of its own.)
-         sum(c.dur) AS total_ns,
-         min(c.id) AS rep
-  FROM cpu_ops AS c
-  WHERE NOT coalesce(:by_shape, 0)
-    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
-  GROUP BY 1
-  UNION ALL
-  SELECT coalesce(c.stack_id, -c.id),
-         c.input_shape_id,                 -- its shape and its parent op's (one lookup when the
-         (SELECT CASE WHEN p.cpu_op_id = p.id THEN p.input_shape_id  -- parent is that op)
-                      ELSE (SELECT o.input_shape_id FROM events AS o
-                             WHERE o.id = p.cpu_op_id) END
-            FROM events AS p WHERE p.id = c.parent_id),
-         count(*), sum(c.dur), min(c.id)
-  FROM cpu_ops AS c
-  WHERE coalesce(:by_shape, 0)
-    AND c.dur IS NOT NULL AND (:trace_id IS NULL OR c.trace_id = :trace_id)
-  GROUP BY 1, 2, 3
-),
-named AS MATERIALIZED (                         -- each group's name and its parent op's name (NULL: none)
-  SELECT g.*,
-         CASE WHEN g.sk > 0 THEN st.name ELSE (SELECT name FROM events WHERE id = g.rep) END AS name,
-         (SELECT o.name FROM events AS r JOIN events AS p ON p.id = r.parent_id
-            JOIN events AS o ON o.id = p.cpu_op_id
-           WHERE r.id = g.rep) AS parent_name
-  FROM ops AS g
-  LEFT JOIN stacks AS st ON st.id = g.sk
-),
-own AS (                              -- calls and CPU time per group (a branch per :by_shape, as
-  SELECT n.name, NULL AS input_dims, NULL AS input_type,  -- above)
-         sum(n.calls) AS calls, sum(n.total_ns) AS total_ns
-  FROM named AS n
-  WHERE NOT coalesce(:by_shape, 0)
-  GROUP BY n.name
+-- How it is computed: the CPU side reads cpu_op_groups, where the importer has counted the ops per
+-- (name, parent op's name, input_shape_id, parent op's input_shape_id); shapes text is looked up
+-- once per group. GPU ops come from op_kernel_links (no names) and are named once per op.
+WITH
+own AS (                              -- calls and CPU time per group, from the importer's counts
+  SELECT name, NULL AS input_dims, NULL AS input_type,  -- (cpu_op_groups: a few thousand rows,
+         sum(calls) AS calls, sum(total_ns) AS total_ns  -- not a million ops; a branch per
+  FROM cpu_op_groups                                    -- :by_shape)
+  WHERE NOT coalesce(:by_shape, 0) AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY name
   UNION ALL
   SELECT n.name, s.input_dims, s.input_type, sum(n.calls), sum(n.total_ns)
-  FROM (SELECT name, sid, sum(calls) AS calls, sum(total_ns) AS total_ns
-          FROM named WHERE coalesce(:by_shape, 0)
-         GROUP BY name, sid) AS n   -- by the integer shape first, its text once per group
+  FROM (SELECT name, input_shape_id AS sid, sum(calls) AS calls, sum(total_ns) AS total_ns
+          FROM cpu_op_groups
+         WHERE coalesce(:by_shape, 0) AND (:trace_id IS NULL OR trace_id = :trace_id)
+         GROUP BY name, input_shape_id) AS n   -- by the integer shape first, its text once per group
   LEFT JOIN input_shapes AS s ON s.id = n.sid
   GROUP BY 1, 2, 3
 ),
-child AS (                            -- CPU time of child ops, credited to the group of the nearest
-  SELECT n.parent_name AS name,       -- CPU op enclosing them (the cpu_op_id of the child's parent
-         NULL AS input_dims,          -- event, which skips Python frames and annotations in
-         NULL AS input_type,          -- between)
-         sum(n.total_ns) AS child_ns
-  FROM named AS n
-  WHERE NOT coalesce(:by_shape, 0) AND n.parent_name IS NOT NULL
-  GROUP BY n.parent_name
+child AS (                            -- CPU time of child ops, credited to the group of their parent
+  SELECT parent_name AS name,         -- op (the nearest CPU op enclosing them, which skips Python
+         NULL AS input_dims,          -- frames and annotations in between)
+         NULL AS input_type,
+         sum(total_ns) AS child_ns
+  FROM cpu_op_groups
+  WHERE NOT coalesce(:by_shape, 0) AND parent_name IS NOT NULL
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY parent_name
   UNION ALL
   SELECT n.parent_name, s.input_dims, s.input_type, sum(n.total_ns)
-  FROM (SELECT parent_name, psid, sum(total_ns) AS total_ns
-          FROM named WHERE coalesce(:by_shape, 0) AND parent_name IS NOT NULL
-         GROUP BY parent_name, psid) AS n
+  FROM (SELECT parent_name, parent_shape_id AS psid, sum(total_ns) AS total_ns
+          FROM cpu_op_groups
+         WHERE coalesce(:by_shape, 0) AND parent_name IS NOT NULL
+           AND (:trace_id IS NULL OR trace_id = :trace_id)
+         GROUP BY parent_name, parent_shape_id) AS n
   LEFT JOIN input_shapes AS s ON s.id = n.psid
   GROUP BY 1, 2, 3
 ),

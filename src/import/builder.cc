@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <tuple>
@@ -915,6 +917,37 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     std::string merged;
     std::vector<char> thread_is_cpu(threads_.size());  // threads.kind = 'cpu' (see the threads rows)
     for (size_t k = 0; k < threads_.size(); ++k) thread_is_cpu[k] = threads_[k].cpu_events > 0;
+    // cpu_op_groups: the rows of the cpu_ops view that have a duration, counted per (name, parent
+    // op's name, input shape, parent op's input shape); the parent op is the cpu_op_id of the event's
+    // parent (the nearest enclosing CPU op, Python frames and annotations skipped).
+    struct OpGroup {
+      int64_t calls = 0, total = 0;
+      uint32_t first = 0;  // write position (new_id) of the group's first op
+    };
+    struct KeyHash {
+      size_t operator()(const std::array<uint32_t, 4>& k) const {
+        uint64_t h = 0;
+        for (uint32_t v : k) h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+        return static_cast<size_t>(h ^ (h >> 31));
+      }
+    };
+    std::unordered_map<std::array<uint32_t, 4>, OpGroup, KeyHash> op_groups;
+    auto shape_of = [&](const EventRec& ev) -> uint32_t {
+      if (!(ev.mask & (1u << kInputShape))) return 0;
+      return static_cast<uint32_t>(pool_[ev.promo + __builtin_popcount(ev.mask & ((1u << kInputShape) - 1))]);
+    };
+    const uint32_t cat_cpu_op = strings_.Find("cpu_op"), cat_operator = strings_.Find("Operator");
+    auto in_cpu_ops_view = [&](const EventRec& ev) {  // cpu_ops: cat cpu_op, or Operator NOT LIKE 'ProfilerStep#%'
+      if (ev.cat && ev.cat == cat_cpu_op) return true;
+      if (!ev.cat || ev.cat != cat_operator || !ev.name) return false;
+      std::string_view name = strings_.Get(ev.name);
+      static constexpr std::string_view kStep = "profilerstep#";
+      if (name.size() < kStep.size()) return true;
+      for (size_t k = 0; k < kStep.size(); ++k) {
+        if (std::tolower(static_cast<unsigned char>(name[k])) != kStep[k]) return true;
+      }
+      return false;
+    };
     for (uint32_t i : order) {
       const EventRec& e = events_[i];
       const ThreadRec& t = threads_[e.thread];
@@ -992,6 +1025,14 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         s.BindNull(25);
         s.BindNull(26);
       }
+      if (e.kind == kKindCpuOp && e.dur != kNullTs && in_cpu_ops_view(e)) {
+        uint32_t pop = parent_[i] ? op_[parent_[i] - 1] : 0;
+        std::array<uint32_t, 4> key{e.name, pop ? events_[pop - 1].name : 0, shape_of(e),
+                                    pop ? shape_of(events_[pop - 1]) : 0};
+        OpGroup& g = op_groups[key];
+        if (g.calls++ == 0) g.first = new_id[i];
+        g.total += e.dur;
+      }
       if (op_[i]) s.BindInt(22, id_of(op_[i])); else s.BindNull(22);
       if (top_op_[i]) s.BindInt(23, id_of(top_op_[i])); else s.BindNull(23);
       if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
@@ -999,6 +1040,27 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       s.Reset();
     }
     counts.events = static_cast<int64_t>(events_.size());
+    // The groups, in the order of their first op.
+    std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
+    groups.reserve(op_groups.size());
+    for (const auto& [key, g] : op_groups) groups.emplace_back(&key, &g);
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second->first < b.second->first; });
+    Stmt gs = db.Prepare(
+        "INSERT INTO cpu_op_groups (trace_id, name, parent_name, input_shape_id, parent_shape_id, calls, total_ns,"
+        " first_event_id) VALUES (?,?,?,?,?,?,?,?)");
+    for (const auto& [key, g] : groups) {
+      gs.BindInt(1, trace_id);
+      for (int k = 0; k < 2; ++k) {
+        if ((*key)[k]) gs.BindText(2 + k, strings_.Get((*key)[k])); else gs.BindNull(2 + k);
+      }
+      for (int k = 2; k < 4; ++k) {
+        if ((*key)[k]) gs.BindInt(2 + k, (*key)[k]); else gs.BindNull(2 + k);
+      }
+      gs.BindInt(6, g->calls);
+      gs.BindInt(7, g->total);
+      gs.BindInt(8, event_base + g->first);
+      gs.Run();
+    }
   }
   {
     Stmt s = db.Prepare("INSERT INTO input_shapes (id, input_dims, input_type) VALUES (?,?,?)");

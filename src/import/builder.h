@@ -35,6 +35,11 @@ class Interner {
     return cache = Intern(s);
   }
   std::string_view Get(uint32_t id) const { return views_[id]; }
+  // The id of s when it has been interned, else 0.
+  uint32_t Find(std::string_view s) const {
+    auto it = map_.find(s);
+    return it == map_.end() ? 0 : it->second;
+  }
   size_t size() const { return views_.size(); }
 
  private:
