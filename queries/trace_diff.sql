@@ -9,10 +9,10 @@
 -- param :all 0 — 1: list unchanged rows too
 -- param :limit 100 — number of rows
 --
--- A is read from this database (main.events, main.event_ranges, main.input_shapes, main.stacks,
--- main.arg_keys, main.traces). B is read from the unqualified events, event_ranges, input_shapes,
--- stacks, arg_keys and traces, which are this database's own unless temporary views
--- of those names point elsewhere. So:
+-- A is read from this database (main.cpu_op_groups, main.events, main.event_ranges,
+-- main.input_shapes, main.stacks, main.arg_keys, main.traces). B is read from the unqualified
+-- cpu_op_groups, events, event_ranges, input_shapes, stacks, arg_keys and traces, which are this
+-- database's own unless temporary views of those names point elsewhere. So:
 --   * two traces in one database (tracesql import a.json b.json -o ab.db): run it as it is;
 --     a_trace / b_trace pick them (defaults: trace 1 against trace 2, or a single trace against
 --     itself, which reports no change);
@@ -26,12 +26,14 @@
 --       CREATE TEMP VIEW stacks AS SELECT * FROM b.stacks;
 --       CREATE TEMP VIEW arg_keys AS SELECT * FROM b.arg_keys;
 --       CREATE TEMP VIEW traces AS SELECT * FROM b.traces;
---     then the query, then DROP VIEW temp.events; ... (each of the six); DETACH b;
+--       CREATE TEMP VIEW cpu_op_groups AS SELECT * FROM b.cpu_op_groups;
+--     then the query, then DROP VIEW temp.events; ... (each of the seven); DETACH b;
 --     (SQLite cannot take a schema name from a parameter; temporary objects come first in name
 --     lookup, and only temporary views may read another attached database.)
 -- Rows:
---   kind     'cpu_op' (cat cpu_op / legacy Operator, without the ProfilerStep#N that 2020-21 traces
---            write as Operator), or the GPU op kind 'kernel', 'memcpy', 'memset'
+--   kind     'cpu_op' (cpu_ops rows with a duration: cat cpu_op / legacy Operator, without the
+--            ProfilerStep#N that 2020-21 traces write as Operator), or the GPU op kind 'kernel',
+--            'memcpy', 'memset'
 --   name     op or GPU op name
 --   shapes   for CPU ops [Input Dims, Input type] as one JSON array
 --            ('[[[141,512],[512,512]],["float","float"]]'); NULL without record_shapes or with
@@ -53,32 +55,28 @@ sides AS (
                WHERE id > coalesce(:a_trace, (SELECT min(id) FROM main.traces))),
              (SELECT min(id) FROM traces)) AS b_id
 ),
--- Every CPU op and GPU op of each side, grouped: each side's cpu_op and GPU op rows only
--- (event_ranges), CPU ops by name and input_shape_id (an integer: no JSON per op; the shapes
--- text is built once per group from input_shapes; 2020-21 'Input dims' included), GPU
--- ops by stack_id (an integer: the (name, cat) of a root GPU op, or its path under a GPU
+-- Every CPU op and GPU op of each side, grouped. CPU ops (the cpu_ops rows with a duration, as in
+-- op_summary) by name and input_shape_id, summed from cpu_op_groups, where the importer counted
+-- them (a few thousand rows, not a million ops; the shapes text is built once per group from
+-- input_shapes; 2020-21 'Input dims' included). GPU ops (each side's GPU op rows only:
+-- event_ranges) by stack_id (an integer: the (name, cat) of a root GPU op, or its path under a GPU
 -- annotation), named once per stack. The shapes text is what json_extract(args, Input Dims,
 -- Input type) gives: '[' || dims || ',' || type || ']', or the dims alone without a type.
--- One branch per case (:shapes 0; shapes): a key column costs time in the sort of a million rows
--- even when it is NULL.
+-- One branch per case (:shapes 0; shapes).
 a_cpu AS (
-  SELECT e.name, NULL AS sid, count(*) AS n, sum(e.dur) AS t
-  FROM main.event_ranges AS r
-  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
-  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'   -- 2020-21 traces write the steps as Operator
+  SELECT name, NULL AS sid, sum(calls) AS n, sum(total_ns) AS t
+  FROM main.cpu_op_groups
+  WHERE trace_id = (SELECT a_id FROM sides)
+    AND name NOT GLOB 'ProfilerStep#*'
     AND NOT coalesce(:shapes, 1)
-  GROUP BY e.name
+  GROUP BY name
   UNION ALL
-  SELECT e.name, e.input_shape_id, count(*), sum(e.dur)
-  FROM main.event_ranges AS r
-  JOIN main.events AS e ON e.id BETWEEN r.first_id AND r.last_id
-  WHERE r.kind = 'cpu_op' AND r.trace_id = (SELECT a_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
+  SELECT name, input_shape_id, sum(calls), sum(total_ns)
+  FROM main.cpu_op_groups
+  WHERE trace_id = (SELECT a_id FROM sides)
+    AND name NOT GLOB 'ProfilerStep#*'
     AND coalesce(:shapes, 1)
-  GROUP BY e.name, e.input_shape_id
+  GROUP BY name, input_shape_id
 ),
 a_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
   SELECT coalesce(e.stack_id, -e.id) AS sk,
@@ -121,28 +119,24 @@ same AS (
   SELECT (SELECT a_id = b_id FROM sides)
          AND NOT EXISTS (SELECT 1 FROM sqlite_temp_master
                           WHERE name IN ('events', 'arg_keys', 'traces', 'event_ranges',
-                                         'input_shapes', 'stacks')) AS yes
+                                         'input_shapes', 'stacks', 'cpu_op_groups')) AS yes
 ),
 b_cpu AS (
-  SELECT e.name, NULL AS sid, count(*) AS n, sum(e.dur) AS t
-  FROM event_ranges AS r
-  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  SELECT name, NULL AS sid, sum(calls) AS n, sum(total_ns) AS t
+  FROM cpu_op_groups
   WHERE NOT (SELECT yes FROM same)
-    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND trace_id = (SELECT b_id FROM sides)
+    AND name NOT GLOB 'ProfilerStep#*'
     AND NOT coalesce(:shapes, 1)
-  GROUP BY e.name
+  GROUP BY name
   UNION ALL
-  SELECT e.name, e.input_shape_id, count(*), sum(e.dur)
-  FROM event_ranges AS r
-  JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
+  SELECT name, input_shape_id, sum(calls), sum(total_ns)
+  FROM cpu_op_groups
   WHERE NOT (SELECT yes FROM same)
-    AND r.kind = 'cpu_op' AND r.trace_id = (SELECT b_id FROM sides)
-    AND e.cat IN ('cpu_op', 'Operator')
-    AND e.name NOT GLOB 'ProfilerStep#*'
+    AND trace_id = (SELECT b_id FROM sides)
+    AND name NOT GLOB 'ProfilerStep#*'
     AND coalesce(:shapes, 1)
-  GROUP BY e.name, e.input_shape_id
+  GROUP BY name, input_shape_id
 ),
 b_gpu AS (                          -- (a GPU op without a stack_id: a group of its own)
   SELECT coalesce(e.stack_id, -e.id) AS sk,

@@ -125,6 +125,28 @@ void AttachDatabases(UserDb& db, const std::vector<std::string>& attach, const s
       }
       sqlite3_finalize(st);
     }
+    // A table or view of the first database that b lacks (b was imported by an older tracesql)
+    // would be read from the first database under b's name: a wrong answer, so refuse.
+    {
+      std::string missing;
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(db.get(),
+                             "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view') "
+                             "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                             "AND name NOT IN (SELECT name FROM b.sqlite_schema) ORDER BY name",
+                             -1, &st, nullptr) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+          missing += fmt::format("{}{}", missing.empty() ? "" : ", ",
+                                 reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+        }
+      }
+      sqlite3_finalize(st);
+      if (!missing.empty()) {
+        Errorf("--against {}: it has no {} (the other database has): it was imported by another version of "
+               "tracesql; import its trace again",
+               against, missing);
+      }
+    }
     for (const auto& n : names) {
       std::string q;
       for (char c : n) q += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -114,7 +114,12 @@ if "$TQ" import -q "$W/da.json" -o "$W/da.db" && "$TQ" import -q "$W/db.json" -o
   sqlite3 "$W/plain.db" "CREATE TABLE x(a)" 2>/dev/null || python3 -c "import sqlite3; sqlite3.connect('$W/plain.db').execute('create table x(a)')"
   expect_error "attach not tracesql" "^tracesql: error: --attach: .*plain.db: not a tracesql database" -- query "$W/da.db" "SELECT 1" --attach "$W/plain.db"
   expect_error "attach name taken" "name 'main' is taken" -- query "$W/da.db" "SELECT 1" --attach "main=$W/db.db"
-  rm -f "$W/da.db" "$W/db.db" "$W/dab.db" "$W/junk.db" "$W/plain.db"
+  # A B database lacking a table of A (imported by an older tracesql) would be read from A under
+  # B's name: refused. (old.db: db.db without cpu_op_groups.)
+  cp "$W/db.db" "$W/old.db"
+  sqlite3 "$W/old.db" "DROP TABLE cpu_op_groups" 2>/dev/null || python3 -c "import sqlite3; c = sqlite3.connect('$W/old.db'); c.execute('drop table cpu_op_groups'); c.commit()"
+  expect_error "against older database" "^tracesql: error: --against .*old.db: it has no cpu_op_groups .*import its trace again" -- run "$W/da.db" trace_diff --against "$W/old.db"
+  rm -f "$W/da.db" "$W/db.db" "$W/dab.db" "$W/junk.db" "$W/plain.db" "$W/old.db"
 else
   bad "trace_diff databases: import failed"
 fi
