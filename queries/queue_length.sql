@@ -30,14 +30,14 @@
 --   hold_ns        until the next change on the stream; NULL at the last one
 WITH parts AS MATERIALIZED (
   -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
-  -- base + stride - 1, stride being twice its trace's duration (ok: all of them fit in 63 bits).
+  -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
   SELECT trace_id, device, stream, t0, stride, ok,
          row_number() OVER o AS pidx,
          coalesce(sum(CASE WHEN ok THEN stride END)
                     OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS base
   FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
-               2 * (t.end_ts - t.start_ts + 1) AS stride,
-               total(2.0 * (t.end_ts - t.start_ts + 1)) OVER () < 4e18 AS ok
+               2 * (t.end_ts - t.start_ts + 2) AS stride,
+               total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
         FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
               WHERE launch_event_id IS NOT NULL
                 AND (:trace_id IS NULL OR trace_id = :trace_id)
@@ -47,13 +47,20 @@ WITH parts AS MATERIALIZED (
 ),
 d AS (
   -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
-  -- order (stream, time, +1 before -1 at equal times) as one integer, which sorts fast:
-  -- base + 2 x (ts - trace start) + (1 for a -1); as text in the same order where keys do not fit.
+  -- order (stream, time with a NULL time first, +1 before -1 at equal times) as one integer, which
+  -- sorts fast: base + 2 x (ts - trace start + 1, 0 for NULL) + (1 for a -1); as text in the same
+  -- order where the keys do not fit. The +1 carries the op's time in the queue (wait) and, where
+  -- that is NULL, the GPU op's start (g), relative to the trace start as rel.
   SELECT p.pidx, e.delta,
          CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
-         CASE WHEN p.ok THEN p.base + 2 * (CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0) + (e.delta < 0)
-              ELSE printf('%010d %020d %d', p.pidx, CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0, e.delta < 0) END AS k,
-         CASE WHEN e.delta = 1 THEN l.gpu_ts - l.launch_ts END AS wait   -- on the +1 only
+         CASE WHEN p.ok
+              THEN p.base + 2 * coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0)
+                   + (e.delta < 0)
+              ELSE printf('%010d %020d %d', p.pidx,
+                          coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0),
+                          e.delta < 0) END AS k,
+         CASE WHEN e.delta = 1 THEN l.gpu_ts - l.launch_ts END AS wait,
+         CASE WHEN e.delta = 1 AND l.launch_ts IS NULL THEN l.gpu_ts - p.t0 END AS g
   FROM op_kernel_links AS l
   JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
   CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
@@ -62,28 +69,36 @@ d AS (
 running AS (
   -- Queue length q after each change, in k order. Every stream's changes add up to 0, so a running
   -- sum over all streams in turn is each stream's own.
-  SELECT pidx, delta, rel, wait, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
+  SELECT pidx, delta, rel, wait, g, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
   FROM d
 ),
 per_stream AS (
   -- Over the +1s (n per stream, N = 2n changes) and the changes that cross :max_queue:
   --   the maximum is reached at a +1 (a -1 lowers q);
-  --   sum of q over all N changes = 2 x (sum of q over the +1s) - n (each +1 at position p holds
-  --     2 x (the number of +1s up to it) - p ops, and the -1s fill in the rest);
+  --   sum of q over all N changes = 2 x (sum of q over the +1s) - n: with A(p) the +1s among the
+  --     first p changes, q(p) = 2 A(p) - p; sum A(p) over all p counts each +1 once per change from
+  --     it on, N - p + 1, and at a +1 p = 2 A(p) - q(p), so sum q = 2 x sum(q at +1s) - n;
+  --   (the order among equal changes at equal ts changes none of these sums and maxima);
   --   sum(wait) = sum of q x hold over the changes = time-weighted mean x span;
-  --   span = first .. last change = min(launch, GPU start) .. max(launch, GPU start) over the ops;
-  --   time at or above :max_queue = sum over the crossings of (ts - t) going below, minus (ts - t)
-  --     going to or above, for any fixed t (as many go up as down: q starts and ends at 0), plus
-  --     the span when 0 is already at or above it.
+  --   span = first .. last change (NULL times left out): the ops' earliest and latest launch or
+  --     start (lo, hi below; a -1 that crosses is a change of the stream too);
+  --   time at or above :max_queue = sum over the crossings of (ts - t0) going below, minus
+  --     (ts - t0) going to or above, t0 the stream's first time (lo), crossings at a NULL time left
+  --     out; t0 cancels out as as many go up as down (q starts and ends at 0), except for those
+  --     left out. Plus the span when 0 is already at or above :max_queue.
   SELECT pidx,
-         count(wait) AS ops,
+         sum(delta = 1) AS ops,
          max(CASE WHEN delta = 1 THEN q END) AS max_queue,
          sum(CASE WHEN delta = 1 THEN q END) AS sum_q,
          sum(wait) AS wait_ns,
-         max(rel + max(wait, 0)) - min(rel + min(wait, 0)) AS span_ns,
+         max(coalesce(rel + max(wait, 0), rel, g)) - min(coalesce(rel + min(wait, 0), rel, g)) AS span_ns,
          coalesce(sum(CASE WHEN (q - delta >= coalesce(:max_queue, 1024))
                              <> (q >= coalesce(:max_queue, 1024))
                            THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN -rel ELSE rel END END), 0)
+         - coalesce(min(coalesce(rel + min(wait, 0), rel, g))
+                    * sum(CASE WHEN rel IS NULL AND (q - delta >= coalesce(:max_queue, 1024))
+                                                    <> (q >= coalesce(:max_queue, 1024))
+                               THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN 1 ELSE -1 END END), 0)
            AS cross_ns
   FROM running
   WHERE delta = 1 OR (q + 1 >= coalesce(:max_queue, 1024)) <> (q >= coalesce(:max_queue, 1024))
@@ -110,14 +125,14 @@ ORDER BY s.pidx;
 -- the same ts hold for 0 ns).
 WITH parts AS MATERIALIZED (
   -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
-  -- base + stride - 1, stride being twice its trace's duration (ok: all of them fit in 63 bits).
+  -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
   SELECT trace_id, device, stream, t0, stride, ok,
          row_number() OVER o AS pidx,
          coalesce(sum(CASE WHEN ok THEN stride END)
                     OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS base
   FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
-               2 * (t.end_ts - t.start_ts + 1) AS stride,
-               total(2.0 * (t.end_ts - t.start_ts + 1)) OVER () < 4e18 AS ok
+               2 * (t.end_ts - t.start_ts + 2) AS stride,
+               total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
         FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
               WHERE launch_event_id IS NOT NULL
                 AND (:trace_id IS NULL OR trace_id = :trace_id)
@@ -130,9 +145,12 @@ d AS (
   -- order (stream, time, +1 before -1 at equal times) as one integer, which sorts fast:
   -- base + 2 x (ts - trace start) + (1 for a -1); as text in the same order where keys do not fit.
   SELECT p.pidx, e.delta,
-         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
-         CASE WHEN p.ok THEN p.base + 2 * (CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0) + (e.delta < 0)
-              ELSE printf('%010d %020d %d', p.pidx, CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0, e.delta < 0) END AS k,
+         CASE WHEN p.ok
+              THEN p.base + 2 * coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0)
+                   + (e.delta < 0)
+              ELSE printf('%010d %020d %d', p.pidx,
+                          coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0),
+                          e.delta < 0) END AS k,
          CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END AS ts, p.base + p.stride AS k_end
   FROM op_kernel_links AS l
   JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
@@ -150,9 +168,10 @@ running AS (
   FROM d
   WINDOW w AS (ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
-series AS (
+series AS (                           -- a NULL time holds for NULL
   SELECT pidx, k, ts, queue_length,
-         CASE WHEN typeof(k) = 'integer' THEN CASE WHEN nk < k_end THEN nk / 2 - k / 2 END
+         CASE WHEN ts IS NULL THEN NULL
+              WHEN typeof(k) = 'integer' THEN CASE WHEN nk < k_end THEN nk / 2 - k / 2 END
               WHEN substr(nk, 1, 10) = substr(k, 1, 10)
               THEN CAST(substr(nk, 12, 20) AS INTEGER) - CAST(substr(k, 12, 20) AS INTEGER) END AS hold_ns
   FROM running
@@ -161,4 +180,6 @@ SELECT p.trace_id, p.device, p.stream, s.ts, s.queue_length, s.hold_ns
 FROM series AS s
 JOIN parts AS p ON p.pidx = s.pidx
 WHERE s.hold_ns IS NOT 0
-ORDER BY s.k;
+ORDER BY CASE WHEN s.ts IS NULL        -- (a stream's NULL times, first, tie as in ORDER BY ts)
+              THEN CASE WHEN typeof(s.k) = 'integer' THEN s.k - s.k % 2 ELSE substr(s.k, 1, 32) || '0' END
+              ELSE s.k END;
