@@ -431,6 +431,17 @@ def test_safety(ctx):
     con.close()
     ctx.fails(r'newer\.db: database schema version 99 is newer than this tracesql supports \(\d+\); upgrade tracesql',
               'shell', newer, stdin='')
+    # An older schema version opens, with a warning that bundled queries may need a new import.
+    older = os.path.join(ctx.work, 'older.db')
+    shutil.copy(db, older)
+    con = sqlite3.connect(older)
+    con.execute('PRAGMA user_version = 1')
+    con.commit()
+    con.close()
+    p = ctx.ok('query', '--format', 'csv', '--no-header', older, 'SELECT count(*) > 0 FROM traces')
+    check(p.out == '1\n' and re.search(r'warning: .*older\.db: database schema version 1 is older than this '
+                                        r"tracesql's \(\d+\); bundled queries may fail on it: import the trace again",
+                                        p.err) is not None, 'older schema: %r %r' % (p.out, p.err))
     # Not a database at all, a trace given as a database, a missing file.
     junk = os.path.join(ctx.work, 'junk.db')
     with open(junk, 'wb') as f:
