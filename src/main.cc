@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   imp->add_flag("--force", iopt.force, "Replace the database if it exists");
   imp->add_flag("--strict", iopt.strict, "Treat a truncated trace as an error");
   imp->add_flag("--timings", iopt.timings, "Print per-stage timings on stderr");
-  imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views (smaller, slower to query)");
+  imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views, except op_kernel_links (smaller, slower to query)");
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
 
   // shell

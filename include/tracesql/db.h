@@ -79,7 +79,8 @@ void CreateSchema(Db& db);
 // Creates the indexes (sql/indexes/*.sql); run after bulk loading.
 void CreateIndexes(Db& db);
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
-// built as tables from the same SQL (with their "-- @index" indexes) instead. Returns the seconds
+// built as tables from the same SQL (with their "-- @index" indexes) instead; those marked
+// "-- @materialize always" are built as tables either way. Returns the seconds
 // each view file took (file name, seconds), in order.
 std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize = true);
 

@@ -4,8 +4,9 @@
 -- The launch is the runtime call with the same correlation id in the same trace (one call maps to all
 -- kernels of a CUDA/HIP graph launch); where no runtime call carries the correlation, the source of
 -- a launch flow (ac2g and its legacy names) bound to the op. No launch found: launch columns NULL.
--- Materialised into a table at import (same SQL); databases imported with --no-materialize get the view.
--- @materialize
+-- Materialised into a table at import (same SQL), also with --no-materialize: every other analysis
+-- view reads it, autograd_pairs once per row (as a view that took minutes on a 150 MB trace).
+-- @materialize always
 CREATE VIEW op_kernel_links AS
 WITH launch_by_corr AS (
   SELECT trace_id, correlation, min(id) AS id

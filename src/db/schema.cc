@@ -36,7 +36,10 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
     auto t0 = std::chrono::steady_clock::now();
     std::string text(f.text);
     std::string name(f.path.substr(f.path.rfind('/') + 1));
-    if (!materialize || text.find("\n-- @materialize") == std::string::npos) {
+    // "-- @materialize always": a table even with materialize off (the views read it per row).
+    bool marked = text.find("\n-- @materialize") != std::string::npos;
+    bool always = text.find("\n-- @materialize always") != std::string::npos;
+    if (!marked || (!materialize && !always)) {
       db.Exec(text, f.path);
       times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       continue;
