@@ -422,22 +422,20 @@ def test_safety(ctx):
     ctx.fails(r'foreign\.db: not a tracesql database', 'query', foreign, 'SELECT 1')
     p = ctx.ok('shell', '--any-db', '--format', 'csv', foreign, stdin='SELECT * FROM v;\n')
     check(p.out == 'second,arr\n2,"[1,2]"\n', '--any-db: %r' % p.out)
+    def with_version(name, version):  # a copy of db with another schema version
+        path = os.path.join(ctx.work, name)
+        shutil.copy(db, path)
+        con = sqlite3.connect(path)
+        con.execute('PRAGMA user_version = %d' % version)
+        con.commit()
+        con.close()
+        return path
     # A newer schema version.
-    newer = os.path.join(ctx.work, 'newer.db')
-    shutil.copy(db, newer)
-    con = sqlite3.connect(newer)
-    con.execute('PRAGMA user_version = 99')
-    con.commit()
-    con.close()
+    newer = with_version('newer.db', 99)
     ctx.fails(r'newer\.db: database schema version 99 is newer than this tracesql supports \(\d+\); upgrade tracesql',
               'shell', newer, stdin='')
     # An older schema version opens, with a warning that bundled queries may need a new import.
-    older = os.path.join(ctx.work, 'older.db')
-    shutil.copy(db, older)
-    con = sqlite3.connect(older)
-    con.execute('PRAGMA user_version = 1')
-    con.commit()
-    con.close()
+    older = with_version('older.db', 1)
     p = ctx.ok('query', '--format', 'csv', '--no-header', older, 'SELECT count(*) > 0 FROM traces')
     check(p.out == '1\n' and re.search(r'warning: .*older\.db: database schema version 1 is older than this '
                                         r"tracesql's \(\d+\); bundled queries may fail on it: import the trace again",
