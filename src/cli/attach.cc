@@ -1,4 +1,5 @@
 // --attach [ALIAS=]PATH and --against PATH: more databases on the connection of query / run / shell.
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 
 #include <cctype>
@@ -44,6 +45,17 @@ std::string ReadOnlyUri(const std::string& path) {
 }
 
 std::string QuoteId(const std::string& s) { return "\"" + s + "\""; }
+
+// The first column of every row of sql.
+std::vector<std::string> Column(UserDb& db, const char* sql) {
+  std::vector<std::string> out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db.get(), sql, -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  }
+  sqlite3_finalize(st);
+  return out;
+}
 
 void AttachOne(UserDb& db, const std::string& alias, const std::string& path, bool any_db, const char* flag) {
   // The same checks as the main database, with the same messages naming the file.
@@ -112,40 +124,19 @@ void AttachDatabases(UserDb& db, const std::vector<std::string>& attach, const s
     AttachOne(db, "b", against, any_db, "--against");
     // Every table and view of b gets a temporary view of the same name: unqualified names read b,
     // main.NAME still reads the database given first.
-    std::vector<std::string> names;
-    {
-      sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v2(db.get(),
-                             "SELECT name FROM b.sqlite_schema WHERE type IN ('table', 'view') "
-                             "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-                             -1, &st, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-          names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-        }
-      }
-      sqlite3_finalize(st);
-    }
+    std::vector<std::string> names = Column(
+        db, "SELECT name FROM b.sqlite_schema WHERE type IN ('table', 'view') "
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
     // A table or view of the first database that b lacks (b was imported by an older tracesql)
     // would be read from the first database under b's name: a wrong answer, so refuse.
-    {
-      std::string missing;
-      sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v2(db.get(),
-                             "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view') "
-                             "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                             "AND name NOT IN (SELECT name FROM b.sqlite_schema) ORDER BY name",
-                             -1, &st, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-          missing += fmt::format("{}{}", missing.empty() ? "" : ", ",
-                                 reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-        }
-      }
-      sqlite3_finalize(st);
-      if (!missing.empty()) {
-        Errorf("--against {}: it has no {} (the other database has): it was imported by another version of "
-               "tracesql; import its trace again",
-               against, missing);
-      }
+    std::vector<std::string> missing = Column(
+        db, "SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'view') "
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+            "AND name NOT IN (SELECT name FROM b.sqlite_schema) ORDER BY name");
+    if (!missing.empty()) {
+      Errorf("--against {}: it has no {} (the other database has): it was imported by another version of "
+             "tracesql; import its trace again",
+             against, fmt::join(missing, ", "));
     }
     for (const auto& n : names) {
       std::string q;

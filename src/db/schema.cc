@@ -35,28 +35,27 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
   for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
     auto t0 = std::chrono::steady_clock::now();
     std::string text(f.text);
-    std::string name(f.path.substr(f.path.rfind('/') + 1));
     // "-- @materialize always": a table even with materialize off (the views read it per row).
     bool marked = text.find("\n-- @materialize") != std::string::npos;
     bool always = text.find("\n-- @materialize always") != std::string::npos;
     if (!marked || (!materialize && !always)) {
       db.Exec(text, f.path);
-      times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      continue;
+    } else {
+      size_t at = text.find("CREATE VIEW ");
+      if (at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
+      text.replace(at, 12, "CREATE TABLE ");
+      db.Exec(text, f.path);
+      size_t pos = 0;
+      const std::string marker = "\n-- @index ";
+      while ((pos = text.find(marker, pos)) != std::string::npos) {
+        size_t start = pos + marker.size();
+        size_t end = text.find('\n', start);
+        db.Exec(text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
+        pos = start;
+      }
     }
-    size_t at = text.find("CREATE VIEW ");
-    if (at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
-    text.replace(at, 12, "CREATE TABLE ");
-    db.Exec(text, f.path);
-    size_t pos = 0;
-    const std::string marker = "\n-- @index ";
-    while ((pos = text.find(marker, pos)) != std::string::npos) {
-      size_t start = pos + marker.size();
-      size_t end = text.find('\n', start);
-      db.Exec(text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
-      pos = start;
-    }
-    times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    times.emplace_back(std::string(f.path.substr(f.path.rfind('/') + 1)),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return times;
 }

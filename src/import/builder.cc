@@ -33,6 +33,8 @@ uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int
   auto it = map_.find(key);
   if (it != map_.end()) return it->second;
   nodes_.push_back({parent, name, cat, depth});
+  cpu_total_.push_back(0);
+  cpu_slices_.push_back(0);
   uint32_t id = static_cast<uint32_t>(nodes_.size());
   map_.emplace(key, id);
   return id;
@@ -43,7 +45,7 @@ void StackInterner::Write(Db& db, const Interner& strings) const {
   // cpu_self_ns: summed duration of the host slices on the path minus that of the paths directly
   // under it that have host slices, clipped at 0 (the flamegraph's self time over all traces).
   std::vector<int64_t> child_total(n, 0);
-  for (size_t i = 0; i < n && i < cpu_slices_.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (cpu_slices_[i] && nodes_[i].parent) child_total[nodes_[i].parent - 1] += cpu_total_[i];
   }
   // merged_id: the first path with the same names from the root, ProfilerStep#N read as
@@ -76,7 +78,7 @@ void StackInterner::Write(Db& db, const Interner& strings) const {
     if (nd.name) s.BindText(4, strings.Get(nd.name)); else s.BindNull(4);
     if (nd.cat) s.BindText(5, strings.Get(nd.cat)); else s.BindNull(5);
     s.BindInt(6, merged[i]);
-    if (i < cpu_slices_.size() && cpu_slices_[i]) {
+    if (cpu_slices_[i]) {
       s.BindInt(7, std::max<int64_t>(cpu_total_[i] - child_total[i], 0));
     } else {
       s.BindNull(7);
@@ -936,17 +938,19 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       if (!(ev.mask & (1u << kInputShape))) return 0;
       return static_cast<uint32_t>(pool_[ev.promo + __builtin_popcount(ev.mask & ((1u << kInputShape) - 1))]);
     };
-    const uint32_t cat_cpu_op = strings_.Find("cpu_op"), cat_operator = strings_.Find("Operator");
-    auto in_cpu_ops_view = [&](const EventRec& ev) {  // cpu_ops: cat cpu_op, or Operator NOT LIKE 'ProfilerStep#%'
-      if (ev.cat && ev.cat == cat_cpu_op) return true;
-      if (!ev.cat || ev.cat != cat_operator || !ev.name) return false;
+    // The cpu_ops view: the cpu_op kind (cat cpu_op, or Operator but not the ProfilerStep#N) where an
+    // Operator's name is also NOT LIKE 'ProfilerStep#%' (LIKE ignores case; the kind does not) and
+    // not NULL.
+    const uint32_t cat_cpu_op = strings_.Find("cpu_op");
+    auto in_cpu_ops_view = [&](const EventRec& ev) {
+      if (ev.kind != kKindCpuOp) return false;
+      if (cat_cpu_op && ev.cat == cat_cpu_op) return true;
+      if (!ev.name) return false;
       std::string_view name = strings_.Get(ev.name);
       static constexpr std::string_view kStep = "profilerstep#";
-      if (name.size() < kStep.size()) return true;
-      for (size_t k = 0; k < kStep.size(); ++k) {
-        if (std::tolower(static_cast<unsigned char>(name[k])) != kStep[k]) return true;
-      }
-      return false;
+      return name.size() < kStep.size() ||
+             !std::equal(kStep.begin(), kStep.end(), name.begin(),
+                         [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
     };
     for (uint32_t i : order) {
       const EventRec& e = events_[i];
@@ -1025,7 +1029,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         s.BindNull(25);
         s.BindNull(26);
       }
-      if (e.kind == kKindCpuOp && e.dur != kNullTs && in_cpu_ops_view(e)) {
+      if (e.dur != kNullTs && in_cpu_ops_view(e)) {
         uint32_t pop = parent_[i] ? op_[parent_[i] - 1] : 0;
         std::array<uint32_t, 4> key{e.name, pop ? events_[pop - 1].name : 0, shape_of(e),
                                     pop ? shape_of(events_[pop - 1]) : 0};

@@ -201,10 +201,6 @@ class StackInterner {
   const std::vector<Node>& nodes() const { return nodes_; }
   // Adds one host-thread slice's duration to its call path (stacks.cpu_self_ns is computed from these).
   void AddCpuSlice(uint32_t id, int64_t dur) {
-    if (cpu_total_.size() < nodes_.size()) {
-      cpu_total_.resize(nodes_.size(), 0);
-      cpu_slices_.resize(nodes_.size(), 0);
-    }
     cpu_total_[id - 1] += dur;
     ++cpu_slices_[id - 1];
   }
@@ -221,8 +217,8 @@ class StackInterner {
   };
   std::unordered_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t, KeyHash> map_;
   std::vector<Node> nodes_;  // id = index + 1
-  std::vector<int64_t> cpu_total_;   // summed duration of host-thread slices per node
-  std::vector<uint32_t> cpu_slices_;  // their number (0: no host slice ends on this path)
+  std::vector<int64_t> cpu_total_;   // by node: summed duration of host-thread slices
+  std::vector<uint32_t> cpu_slices_;  // by node: their number (0: no host slice ends on this path)
 };
 
 // Interns the (Input Dims, Input type) pairs of CPU ops: events store an input_shapes id, so that
