@@ -7,6 +7,7 @@
 -- Materialised into a table at import (same SQL), also with --no-materialize: every other analysis
 -- view reads it, autograd_pairs once per row (as a view that took minutes on a 150 MB trace).
 -- @materialize always
+-- @computed
 CREATE VIEW op_kernel_links AS
 WITH launch_by_corr AS (
   SELECT trace_id, correlation, min(id) AS id

@@ -9,6 +9,7 @@
 --           'unknown' the next op has no linked launch
 --   host_event_id = innermost CPU op running on the launching thread when the gap began.
 -- @materialize
+-- @computed
 CREATE VIEW idle_gaps AS
 WITH all_ops AS (
   -- op_kernel_links has exactly one row per GPU op (and is a table after import: cheaper than gpu_ops).

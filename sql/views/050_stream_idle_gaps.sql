@@ -9,6 +9,7 @@
 -- Differences from idle_gaps: per stream, not per device (a stream is idle while another keeps the
 -- device busy), no merging, and HTA compares with the previous op's end rather than the gap start.
 -- @materialize
+-- @computed
 CREATE VIEW stream_idle_gaps AS
 WITH k AS (
   SELECT

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -28,29 +29,99 @@ void CreateSchema(Db& db) {
 
 void CreateIndexes(Db& db) { ExecAll(db, "sql/indexes/"); }
 
-std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize) {
+namespace {
+
+// How a view file is created in this mode.
+struct ViewFile {
+  std::string_view path;
+  std::string text;
+  std::string name;       // the view's name
+  bool table = false;     // materialised into a table
+  bool computed = false;  // "-- @computed": the importer fills the table itself
+};
+
+ViewFile Classify(const EmbeddedFile& f, bool materialize) {
+  ViewFile v{f.path, std::string(f.text), {}, false, false};
+  // "-- @materialize always": a table even with materialize off (the views read it per row).
+  bool marked = v.text.find("\n-- @materialize") != std::string::npos;
+  bool always = v.text.find("\n-- @materialize always") != std::string::npos;
+  v.table = marked && (materialize || always);
+  size_t at = v.text.find("CREATE VIEW ");
+  if (at != std::string::npos) {
+    size_t b = at + 12, e = v.text.find_first_of(" \n", b);
+    v.name = v.text.substr(b, e - b);
+  }
+  if (v.table && at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
+  v.computed = v.table && v.text.find("\n-- @computed") != std::string::npos;
+  return v;
+}
+
+void CreateAsTable(Db& db, ViewFile& v) {
+  std::string text = v.text;
+  text.replace(text.find("CREATE VIEW "), 12, "CREATE TABLE ");
+  db.Exec(text, v.path);
+}
+
+}  // namespace
+
+bool ComputedViews::Has(std::string_view name) const {
+  return std::find(tables.begin(), tables.end(), name) != tables.end();
+}
+
+ComputedViews CreateComputedTables(Db& db, bool materialize) {
+  ComputedViews out;
+  std::vector<ViewFile> files;
+  for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
+    files.push_back(Classify(f, materialize));
+    if (files.back().computed) out.tables.push_back(files.back().name);
+  }
+  if (out.tables.empty()) return out;
+  // On empty tables every view file runs at once: the columns (and their affinities) come from the SQL.
+  Db mem = Db::Open(":memory:", /*create=*/true);
+  CreateSchema(mem);
+  for (auto& v : files) {
+    if (v.table) CreateAsTable(mem, v); else mem.Exec(v.text, v.path);
+  }
+  Stmt s = mem.Prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
+  for (const auto& name : out.tables) {
+    s.BindText(1, name);
+    if (!s.Step()) Errorf("sql/views: computed table {} was not created", name);
+    db.Exec(s.ColumnText(0));
+    s.Reset();
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize, const ComputedViews* computed) {
   std::vector<std::pair<std::string, double>> times;
   // A view file marked "-- @materialize" becomes a table built from the same SELECT, plus the indexes
   // listed in its "-- @index ..." lines; otherwise it is created as written (a plain view).
   for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
     auto t0 = std::chrono::steady_clock::now();
-    std::string text(f.text);
-    // "-- @materialize always": a table even with materialize off (the views read it per row).
-    bool marked = text.find("\n-- @materialize") != std::string::npos;
-    bool always = text.find("\n-- @materialize always") != std::string::npos;
-    if (!marked || (!materialize && !always)) {
-      db.Exec(text, f.path);
+    ViewFile v = Classify(f, materialize);
+    if (!v.table) {
+      db.Exec(v.text, f.path);
     } else {
-      size_t at = text.find("CREATE VIEW ");
-      if (at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
-      text.replace(at, 12, "CREATE TABLE ");
-      db.Exec(text, f.path);
+      if (computed && computed->Has(v.name)) {
+        // Filled by the importer; traces it left to the SQL get the view's rows here.
+        if (!computed->sql_traces.empty()) {
+          std::string text = v.text;
+          text.replace(text.find("CREATE VIEW " + v.name), 12 + v.name.size(), "CREATE TEMP VIEW tq_sql_" + v.name);
+          db.Exec(text, f.path);
+          for (int64_t t : computed->sql_traces) {
+            db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM tq_sql_{0} WHERE trace_id = {1}", v.name, t));
+          }
+          db.Exec(fmt::format("DROP VIEW tq_sql_{}", v.name));
+        }
+      } else {
+        CreateAsTable(db, v);
+      }
       size_t pos = 0;
       const std::string marker = "\n-- @index ";
-      while ((pos = text.find(marker, pos)) != std::string::npos) {
+      while ((pos = v.text.find(marker, pos)) != std::string::npos) {
         size_t start = pos + marker.size();
-        size_t end = text.find('\n', start);
-        db.Exec(text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
+        size_t end = v.text.find('\n', start);
+        db.Exec(v.text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
         pos = start;
       }
     }

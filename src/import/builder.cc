@@ -774,7 +774,8 @@ void BindOptText(Stmt& s, int i, uint32_t id, const Interner& strings) {
 }  // namespace
 
 WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
-                                int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated) {
+                                int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated,
+                                const ComputedTables& computed) {
   WriteCounts counts;
   int64_t base = header.has_base ? header.base_time_ns : 0;
   int64_t process_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
@@ -869,6 +870,19 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
+  // The computed analysis tables first: their working arrays are freed before the events insert
+  // fills SQLite's page cache (the import's peak of memory).
+  if (computed.any()) {
+    ComputedIds ids;
+    static_cast<ComputedTables&>(ids) = computed;
+    ids.trace_id = trace_id;
+    ids.base = base;
+    ids.event_base = event_base;
+    ids.thread_base = thread_base;
+    ids.new_id = &new_id;
+    counts.computed = WriteComputed(db, ids);
+    if (!counts.computed) stats_.Set(StatId::views_by_sql, 1);
+  }
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));

@@ -240,6 +240,13 @@ class InputShapes {
 
 struct WriteCounts {
   int64_t events = 0, flows = 0;
+  bool computed = true;  // false: the computed tables are left to their SQL for this trace (see analysis.cc)
+};
+
+// Which of the tables marked "-- @computed" in sql/views/ this import fills from the builder.
+struct ComputedTables {
+  bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false;
+  bool any() const { return op_kernel_links || idle_gaps || stream_idle_gaps; }
 };
 
 class TraceBuilder {
@@ -258,7 +265,8 @@ class TraceBuilder {
   void Finish();
   // Writes all rows of this trace. Ids continue from the bases in the database.
   WriteCounts Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
-                    int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated);
+                    int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated,
+                    const ComputedTables& computed = {});
 
  private:
   uint32_t ThreadFor(const IdValue& pid, const IdValue& tid);
@@ -275,6 +283,12 @@ class TraceBuilder {
   int64_t NextSlice(uint32_t thread, int64_t t) const;
   bool Contains(uint32_t ev, int64_t t) const;
   int64_t PromotedValue(const EventRec& e, int which) const;
+  struct ComputedIds : ComputedTables {
+    int64_t trace_id = 0, base = 0, event_base = 0, thread_base = 0;
+    const std::vector<uint32_t>* new_id = nullptr;  // events_ index -> id - event_base
+  };
+  // Inserts this trace's rows of the computed tables (analysis.cc); false when it leaves them to SQL.
+  bool WriteComputed(Db& db, const ComputedIds& ids) const;
 
   std::string path_;
   Interner& strings_;

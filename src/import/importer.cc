@@ -914,6 +914,11 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   }
   try {
     CreateSchema(db);
+    ComputedViews computed_views = CreateComputedTables(db, options.materialize);
+    ComputedTables computed;
+    computed.op_kernel_links = computed_views.Has("op_kernel_links");
+    computed.idle_gaps = computed_views.Has("idle_gaps");
+    computed.stream_idle_gaps = computed_views.Has("stream_idle_gaps");
     db.Exec("BEGIN");
     Interner strings;
     StackInterner stacks;
@@ -1000,7 +1005,8 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       CheckInterrupted();
       auto ti = Clock::now();
       WriteCounts c = builder.Write(db, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
-                                    in.compressed(), split.truncated);
+                                    in.compressed(), split.truncated, computed);
+      if (!c.computed) computed_views.sql_traces.push_back(trace_id);
       summary.stages.insert += Since(ti);
       summary.events += c.events;
       summary.flows += c.flows;
@@ -1018,7 +1024,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     CreateIndexes(db);
     summary.stages.index = Since(tx);
     auto tv = Clock::now();
-    summary.stages.view_files = CreateViews(db, options.materialize);
+    summary.stages.view_files = CreateViews(db, options.materialize, &computed_views);
     {
       Stmt s = db.Prepare("INSERT INTO tracesql_meta (key, value) VALUES (?, ?)");
       auto put = [&](const char* k, const std::string& v) {

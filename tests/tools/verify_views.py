@@ -37,6 +37,9 @@ top-level baseTimeNanoseconds when present) and re-derives, without tracesql's S
                    renumbered when TRACE is not trace 1 of DB); op_kernel_links is a table in both
                    (-- @materialize always). autograd_pairs' two gpu-time columns are compared on up
                    to GPU_TIME_SAMPLE rows for about GPU_TIME_BUDGET_S seconds.
+                   Tables the importer computes in C++ (-- @computed in sql/views/) are also compared
+                   with their view file's SELECT run on DB itself (op_kernel_links is computed in both
+                   imports, so this is its check against the SQL).
 
 Output: one line "TRACE: gpu_ops=N corr=DB/FILE flow_only=DB/FILE unlinked=N share=% gaps=N(causes;
 with_host=N) pairs=N(links) steps=N ...", then "views OK" or the mismatches.
@@ -686,6 +689,35 @@ def compare_views(db, trace_path, trace_id, tracesql, stats):
     return problems
 
 
+SQL_VIEWS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'sql', 'views')
+
+
+def compare_computed(db, trace_id):
+    """Each -- @computed table of DB (rows of trace_id) against its view file's SELECT on DB."""
+    problems, n = [], 0
+    for fn in sorted(os.listdir(SQL_VIEWS_DIR)):
+        text = open(os.path.join(SQL_VIEWS_DIR, fn)).read()
+        if '\n-- @computed' not in text:
+            continue
+        m = re.search(r'CREATE VIEW (\w+) ', text)
+        name = m.group(1)
+        if db.execute("SELECT type FROM sqlite_master WHERE name = ?", (name,)).fetchone() != ('table',):
+            continue
+        n += 1
+        db.execute(text.replace('CREATE VIEW %s ' % name, 'CREATE TEMP VIEW tq_check_%s ' % name, 1))
+        # (filtered here: WHERE trace_id pushed into idle_gaps' SELECT makes SQLite ~20x slower)
+        a = collections.Counter(r for r in db.execute('SELECT * FROM %s' % name) if r[0] == trace_id)
+        b = collections.Counter(r for r in db.execute('SELECT * FROM tq_check_%s' % name) if r[0] == trace_id)
+        db.execute('DROP VIEW tq_check_%s' % name)
+        if a != b:
+            problems.append('computed: %s differs from its SQL (%d rows in the table, %d from the SELECT); only in '
+                            'table: %r; only from SQL: %r' % (name, sum(a.values()), sum(b.values()),
+                                                              list(a - b)[:3], list(b - a)[:3]))
+    if n == 0:
+        problems.append('computed: no -- @computed table found in %s' % SQL_VIEWS_DIR)
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('db')
@@ -712,6 +744,7 @@ def main():
     problems = ['%s: %s' % p for p in c.problems]
     if a.compare_views:
         problems += compare_views(db, a.trace, tid, a.tracesql, c.stats)
+        problems += compare_computed(db, tid)
     name = os.path.basename(a.trace)
     print('%s: %s' % (name, ' '.join('%s=%s' % kv for kv in c.stats.items())))
     if problems:
