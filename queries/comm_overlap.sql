@@ -25,14 +25,14 @@
 -- that edge cover after it. Time outside every window is the whole minus the windows. Overlap =
 -- comm + compute - (comm or compute). An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (comp = 0) op names, from
-  SELECT name, kind, class = 'compute' AS comp   -- their class (view gpu_op_classes)
-  FROM gpu_op_classes WHERE class IN ('compute', 'communication')
+  SELECT name_id, class = 'compute' AS comp   -- their class (view gpu_op_classes)
+  FROM gpu_op_classes WHERE class IN ('compute', 'communication') AND name IS NOT NULL
 ),
-ops AS MATERIALIZED (                 -- compute and communication intervals
-  SELECT o.trace_id, o.device, o.ts, o.ts + o.dur AS end_ts, n.comp
-  FROM names AS n
-  JOIN gpu_ops AS o ON o.name = n.name AND o.kind = n.kind   -- (= op_kernels rows; a range scan)
-  WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+ops AS MATERIALIZED (                 -- compute and communication intervals (GPU ops by name id:
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.comp  -- no names read)
+  FROM op_kernel_links AS o
+  JOIN names AS n ON n.name_id = o.name_id
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, max(end_ts, coalesce(gpu_end_ts, end_ts)) AS end_w

@@ -25,15 +25,16 @@
 -- at its close the part of the union that ops started before that edge cover after it.
 -- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (view gpu_op_classes):
-  SELECT name, kind,                  -- 1 kernel, 2 communication, 4 compute
+  SELECT name_id,                     -- 1 kernel, 2 communication, 4 compute
          (kind = 'kernel') + 2 * (class = 'communication') + 4 * (class = 'compute') AS bits
   FROM gpu_op_classes
+  WHERE name IS NOT NULL
 ),
 ops AS (
-  SELECT o.trace_id, o.device, o.ts, o.ts + o.dur AS end_ts, n.bits
-  FROM names AS n
-  JOIN gpu_ops AS o ON o.name = n.name AND o.kind = n.kind   -- (= op_kernels rows; a range scan)
-  WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.bits
+  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
+  JOIN names AS n ON n.name_id = o.name_id
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, dur AS cpu_dur, gpu_ops,
@@ -52,8 +53,7 @@ win AS (
   SELECT trace_id, step, cpu_ts, cpu_dur, gpu_ops, w_ts, max(end_w, w_ts) AS w_end FROM win1
 ),
 devs AS (                             -- the devices of ops (names holds every op's name)
-  SELECT DISTINCT trace_id, device FROM gpu_ops
-  WHERE dur IS NOT NULL AND name IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
+  SELECT DISTINCT trace_id, device FROM ops
 ),
 rows_ AS (                            -- ops (k = 2) and, on every device of the trace, the closes (k = 0)
   SELECT trace_id, device, ts AS t, 2 AS k, end_ts, bits, 0 AS d_step

@@ -24,20 +24,21 @@
 -- each op adding the part of it past the furthest end of the earlier ops of the set. The buckets
 -- are the differences of the four lengths. An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from its class (view gpu_op_classes)
-  SELECT name, kind,
+  SELECT name_id,
          CASE class WHEN 'communication' THEN 2 WHEN 'memory' THEN 3
                     WHEN 'compute' THEN 1
                     ELSE CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN 4 ELSE 1 END END AS bucket
   FROM gpu_op_classes
+  WHERE name IS NOT NULL
 ),
 ops AS (                              -- intervals with their bucket: 1 compute, 2 comm, 3 memory, 4 other
   SELECT o.trace_id,
          CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN NULL ELSE o.device END AS device,
-         o.ts, o.ts + o.dur AS end_ts,
+         o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
          n.bucket
-  FROM names AS n
-  JOIN gpu_ops AS o ON o.name = n.name AND o.kind = n.kind   -- (= op_kernels rows; a range scan)
-  WHERE o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
+  JOIN names AS n ON n.name_id = o.name_id
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
   SELECT e.trace_id, NULL, e.ts, e.ts + e.dur, 4  -- HTA: rows with a stream arg other than -1 are
   FROM event_ranges AS r                           -- GPU time, which adds cuda_sync rows (Stream

@@ -4,8 +4,10 @@
 -- The launch is the runtime call with the same correlation id in the same trace (one call maps to all
 -- kernels of a CUDA/HIP graph launch); where no runtime call carries the correlation, the source of
 -- a launch flow (ac2g and its legacy names) bound to the op. No launch found: launch columns NULL.
--- Materialised into a table at import (same SQL), also with --no-materialize: every other analysis
--- view reads it, autograd_pairs once per row (as a view that took minutes on a 150 MB trace).
+-- A table after every import, also with --no-materialize: every other analysis view reads it,
+-- autograd_pairs once per row (as a view that took minutes on a 150 MB trace). The importer computes
+-- its rows (src/import/analysis.cc); this SELECT is their definition, and the tests compare the two.
+-- name_id (gpu_op_names) lets queries classify or group ops without reading their long names.
 -- @materialize always
 -- @computed
 CREATE VIEW op_kernel_links AS
@@ -44,7 +46,9 @@ SELECT
   l.cpu_op_id AS op_event_id,         -- innermost CPU op enclosing the launch on its thread
   l.top_cpu_op_id AS top_op_event_id, -- outermost CPU op enclosing the launch
   coalesce(g.step, l.step) AS step,   -- N of the enclosing ProfilerStep#N (of the launch)
-  g.ts - (l.ts + l.dur) AS launch_delay  -- signed: GPU start minus launch-call end (ns)
+  g.ts - (l.ts + l.dur) AS launch_delay, -- signed: GPU start minus launch-call end (ns)
+  (SELECT n.id FROM gpu_op_names AS n WHERE n.name IS g.name AND n.kind = g.kind) AS name_id
+                                      -- gpu_op_names.id of the op's (name, kind)
 FROM linked AS g
 LEFT JOIN events AS l ON l.id = g.launch_id;
 -- @index CREATE UNIQUE INDEX op_kernel_links_gpu ON op_kernel_links(gpu_event_id);

@@ -8,6 +8,8 @@
 --           'device'  it was already issued: queued behind a dependency, or launch latency
 --           'unknown' the next op has no linked launch
 --   host_event_id = innermost CPU op running on the launching thread when the gap began.
+-- Computed by the importer when materialised (src/import/analysis.cc): the same rows as this SELECT,
+-- which --no-materialize keeps as the view and the tests compare with the table.
 -- @materialize
 -- @computed
 CREATE VIEW idle_gaps AS

@@ -8,6 +8,8 @@
 --              'other'
 -- Differences from idle_gaps: per stream, not per device (a stream is idle while another keeps the
 -- device busy), no merging, and HTA compares with the previous op's end rather than the gap start.
+-- Computed by the importer when materialised (src/import/analysis.cc): the same rows as this SELECT,
+-- which --no-materialize keeps as the view and the tests compare with the table.
 -- @materialize
 -- @computed
 CREATE VIEW stream_idle_gaps AS

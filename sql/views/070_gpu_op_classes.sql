@@ -4,10 +4,12 @@
 -- queries temporal_breakdown, step_breakdown and comm_overlap.
 CREATE VIEW gpu_op_classes AS
 SELECT
+  n.id AS name_id,                    -- gpu_op_names.id (= op_kernel_links.name_id)
   n.name,                             -- GPU op name (gpu_ops.name = op_kernels.gpu_name)
   n.kind,                             -- 'kernel' | 'memcpy' | 'memset'
   coalesce((SELECT r.class FROM kernel_class_rules AS r
              WHERE (r.kind IS NULL OR r.kind = n.kind)
                AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
              ORDER BY r.priority DESC, r.id LIMIT 1), 'other') AS class  -- 'compute', 'communication', ...
-FROM (SELECT DISTINCT name, kind FROM gpu_ops WHERE dur IS NOT NULL) AS n;
+FROM gpu_op_names AS n
+WHERE n.timed;                        -- (ops without a duration occupy no time)

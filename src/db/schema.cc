@@ -104,7 +104,9 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
     } else {
       if (computed && computed->Has(v.name)) {
         // Filled by the importer; traces it left to the SQL get the view's rows here.
-        if (!computed->sql_traces.empty()) {
+        bool per_trace = db.QueryInt(fmt::format(
+                             "SELECT count(*) FROM pragma_table_info('{}') WHERE name = 'trace_id'", v.name)) > 0;
+        if (per_trace && !computed->sql_traces.empty()) {
           std::string text = v.text;
           text.replace(text.find("CREATE VIEW " + v.name), 12 + v.name.size(), "CREATE TEMP VIEW tq_sql_" + v.name);
           db.Exec(text, f.path);

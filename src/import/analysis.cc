@@ -46,6 +46,28 @@ bool NotStepName(std::string_view name) {
 
 }  // namespace
 
+uint32_t GpuOpNames::Id(uint32_t name, uint8_t kind, bool timed) {
+  auto [it, added] = ids.emplace((static_cast<uint64_t>(name) << 8) | kind, static_cast<uint32_t>(rows.size() + 1));
+  if (added) rows.push_back({name, kind, false, 0});
+  Row& r = rows[it->second - 1];
+  r.timed = r.timed || timed;
+  ++r.ops;
+  return it->second;
+}
+
+void GpuOpNames::Write(Db& db, const Interner& strings) const {
+  Stmt s = db.Prepare("INSERT INTO gpu_op_names (id, name, kind, timed, ops) VALUES (?,?,?,?,?)");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    s.BindInt(1, static_cast<int64_t>(i) + 1);
+    if (r.name) s.BindText(2, strings.Get(r.name)); else s.BindNull(2);
+    s.BindText(3, r.kind == kKindKernel ? "kernel" : r.kind == kKindMemcpy ? "memcpy" : "memset");
+    s.BindInt(4, r.timed ? 1 : 0);
+    s.BindInt(5, r.ops);
+    s.Run();
+  }
+}
+
 bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -57,6 +79,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   struct Op {
     uint32_t ev;
     int32_t launch;  // event index, -1 = none
+    uint32_t name_id;  // gpu_op_names.id
     int64_t device, stream, ts, dur;
   };
   std::vector<Op> ops;
@@ -77,7 +100,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   std::sort(by_corr.begin(), by_corr.end());  // file order = id order within the runtime kind
   for (int kind : {kKindKernel, kKindMemcpy, kKindMemset}) {
     for (uint32_t i = 0; i < n; ++i) {
-      if (events_[i].kind == kind) ops.push_back({i, -1, kNull, kNull, ts_of(i), dur_of(i)});
+      if (events_[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
     }
   }
   // Launch flows: the first flow row (flows.id order) of a launch category bound to both ends.
@@ -98,6 +121,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   for (Op& o : ops) {
     const EventRec& e = events_[o.ev];
     const ThreadRec& t = threads_[e.thread];
+    if (w.gpu_op_names) o.name_id = w.gpu_op_names->Id(e.name, e.kind, e.dur != kNullTs);
     o.device = PromotedValue(e, kDevice);
     if (o.device == kNull && !t.pid.is_text) o.device = t.pid.i;
     o.stream = PromotedValue(e, kStream);
@@ -122,8 +146,8 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   if (w.op_kernel_links) {
     Stmt s = db.Prepare(
         "INSERT INTO op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
-        " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step, launch_delay)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step, launch_delay,"
+        " name_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (const Op& o : ops) {
       const EventRec& e = events_[o.ev];
       s.BindInt(1, w.trace_id);
@@ -149,6 +173,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
         for (int k : {9, 10, 11, 12, 13, 14, 16}) s.BindNull(k);
       }
       BindOpt(s, 15, step);
+      s.BindInt(17, o.name_id);
       s.Run();
     }
   }

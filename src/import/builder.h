@@ -243,9 +243,25 @@ struct WriteCounts {
   bool computed = true;  // false: the computed tables are left to their SQL for this trace (see analysis.cc)
 };
 
+// gpu_op_names over the traces of one import: each distinct (name, kind) of a GPU op, numbered in
+// order of first appearance; written once after the last trace (sql/views/015_gpu_op_names.sql).
+struct GpuOpNames {
+  struct Row {
+    uint32_t name;  // interned string id (0 = NULL)
+    uint8_t kind;   // EventKind
+    bool timed;
+    int64_t ops;
+  };
+  std::vector<Row> rows;                       // id = index + 1
+  std::unordered_map<uint64_t, uint32_t> ids;  // (name << 8 | kind) -> id
+  uint32_t Id(uint32_t name, uint8_t kind, bool timed);
+  void Write(Db& db, const Interner& strings) const;
+};
+
 // Which of the tables marked "-- @computed" in sql/views/ this import fills from the builder.
 struct ComputedTables {
   bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false;
+  GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id)
   bool any() const { return op_kernel_links || idle_gaps || stream_idle_gaps; }
 };
 

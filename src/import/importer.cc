@@ -919,6 +919,8 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.op_kernel_links = computed_views.Has("op_kernel_links");
     computed.idle_gaps = computed_views.Has("idle_gaps");
     computed.stream_idle_gaps = computed_views.Has("stream_idle_gaps");
+    GpuOpNames gpu_op_names;
+    if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
     Interner strings;
     StackInterner stacks;
@@ -1018,6 +1020,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     {
       auto ts = Clock::now();
       stacks.Write(db, strings);  // once, for all traces: its columns sum over them
+      if (computed.gpu_op_names) gpu_op_names.Write(db, strings);
       summary.stages.insert += Since(ts);
     }
     auto tx = Clock::now();
