@@ -16,13 +16,14 @@
 --                                devices: the time at least one of them ran (HTA's per-type time,
 --                                before its overlap split)
 WITH names AS MATERIALIZED (          -- every (name, kind) in scope, numbered, with its rule
-  SELECT n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
+  SELECT n.id AS name_id, n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
          (SELECT r.id FROM kernel_class_rules AS r
            WHERE (r.kind IS NULL OR r.kind = n.kind)
              AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
            ORDER BY r.priority DESC, r.id LIMIT 1) AS rule_id
-  FROM (SELECT DISTINCT name, kind FROM gpu_ops   -- = op_kernels (one row per GPU op), read
-        WHERE dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)) AS n  -- directly
+  FROM gpu_op_names AS n              -- the names of the timed GPU ops in scope (op_kernel_links
+  WHERE n.id IN (SELECT name_id FROM op_kernel_links  -- holds one row per GPU op, with its name id)
+                 WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id))
 ),
 grp0 AS (                             -- the output row each name belongs to
   SELECT nm.nid, nm.rule_id, coalesce(r.class, 'other') AS class,
@@ -31,18 +32,18 @@ grp0 AS (                             -- the output row each name belongs to
   LEFT JOIN kernel_class_rules AS r ON r.id = nm.rule_id
 ),
 grp AS MATERIALIZED (                 -- ... numbered: gid (one integer to partition and group by)
-  SELECT g.*, nm.name, nm.kind, dense_rank() OVER (ORDER BY g.class, g.rule_id, g.gkey) AS gid
+  SELECT g.*, nm.name_id, nm.name, nm.kind, dense_rank() OVER (ORDER BY g.class, g.rule_id, g.gkey) AS gid
   FROM grp0 AS g JOIN names AS nm ON nm.nid = g.nid
 ),
 ops AS (                              -- GPU ops with their group; prev_end = running max end of the
-  SELECT g.gid, o.ts, o.ts + o.dur AS end_ts,    -- earlier ops of the same group on the same device
-         max(o.ts + o.dur) OVER (
-           PARTITION BY g.gid, o.trace_id, o.device ORDER BY o.ts, o.id
+  SELECT g.gid, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,  -- earlier ops of the same group on
+         max(o.gpu_ts + o.gpu_dur) OVER (                        -- the same device
+           PARTITION BY g.gid, o.trace_id, o.device ORDER BY o.gpu_ts, o.gpu_event_id
            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM gpu_ops AS o
-  CROSS JOIN grp AS g                 -- scan the GPU ops once, look their group up by name
-  WHERE g.name = o.name AND g.kind = o.kind
-    AND o.dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  FROM op_kernel_links AS o
+  CROSS JOIN grp AS g                 -- scan the GPU ops once, look their group up by name id
+  WHERE g.name_id = o.name_id AND g.name IS NOT NULL
+    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 per_gid AS (
   SELECT gid,

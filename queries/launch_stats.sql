@@ -22,11 +22,15 @@
 --                  condition cpu duration <= runtime_cutoff)
 --   runtime_outliers  launch calls longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
-WITH l AS (                           -- one row per GPU op with a launch, with the two names (one
-  SELECT                              -- events lookup each: op_kernel_links holds ids only)
+WITH nm AS MATERIALIZED (             -- a number per distinct GPU op name (gpu_op_names numbers
+  SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs): grouping by it is
+  FROM gpu_op_names                   -- grouping by the name, without reading or sorting names
+),
+l AS (                                -- one row per GPU op with a launch, with the launch call's name
+  SELECT
     k.trace_id,
     lc.name AS launch_name,
-    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN '*' ELSE g.name END AS gpu_name,
+    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nm.nid END AS gpu_nid,
     k.launch_event_id,
     k.launch_dur AS cpu_dur,
     k.gpu_dur,
@@ -34,7 +38,7 @@ WITH l AS (                           -- one row per GPU op with a launch, with 
     k.gpu_ts - k.launch_ts AS s2s,
     max(k.launch_ts + k.launch_dur, k.gpu_ts + k.gpu_dur) - k.launch_ts AS total
   FROM op_kernel_links AS k
-  JOIN events AS g ON g.id = k.gpu_event_id
+  JOIN nm ON nm.id = k.name_id
   JOIN events AS lc ON lc.id = k.launch_event_id
   WHERE k.launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
@@ -42,7 +46,7 @@ WITH l AS (                           -- one row per GPU op with a launch, with 
 ),
 agg AS (
   SELECT
-    trace_id, launch_name, gpu_name,
+    trace_id, launch_name, gpu_nid,
     count(*) AS launches,
     count(DISTINCT launch_event_id) AS calls,
     sum(cpu_dur) AS cpu_total,
@@ -65,12 +69,13 @@ agg AS (
     sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
     sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
   FROM l
-  GROUP BY trace_id, launch_name, gpu_name
+  GROUP BY trace_id, launch_name, gpu_nid
 )
-SELECT a.trace_id, a.launch_name, a.gpu_name,
+SELECT a.trace_id, a.launch_name,
+  CASE WHEN a.gpu_nid = 0 THEN '*' ELSE (SELECT name FROM gpu_op_names WHERE id = a.gpu_nid) END AS gpu_name,
   a.launches, a.calls, a.cpu_total, a.cpu_avg, a.cpu_min, a.cpu_max, a.gpu_avg, a.delay_avg, a.delay_min,
   a.delay_max, a.queued, a.queue_avg, a.queue_max, a.hta_delay_avg, 
   a.s2s_avg, a.s2s_min, a.s2s_max, a.total_avg, a.short_kernels, a.runtime_outliers, a.delay_outliers
 FROM agg AS a
-ORDER BY a.cpu_total DESC, a.trace_id, a.launch_name, a.gpu_name
+ORDER BY a.cpu_total DESC, a.trace_id, a.launch_name, gpu_name
 LIMIT coalesce(:limit, 50);
