@@ -8,9 +8,12 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <thread>
 #include <tuple>
 
 #include "tracesql/error.h"
+#include "util/channel.h"
 
 namespace tracesql {
 
@@ -966,45 +969,60 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
              !std::equal(kStep.begin(), kStep.end(), name.begin(),
                          [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
     };
-    for (uint32_t i : order) {
+    // The rows are prepared on a second thread, in blocks (values resolved, args read back from the
+    // spill files and rewritten, groups and stack times counted), while this one binds and inserts
+    // them: SQLite's own work is about half of this loop, and the two halves overlap.
+    struct Row {
+      int64_t v[27];       // column c + 1 (ids, times, promoted args, ...), unless NULL
+      uint32_t nulls;      // bit c: column c + 1 is NULL
+      uint32_t thread;     // threads_ index (pid, tid)
+      uint32_t ph, cat, name;
+      uint32_t args_off, args_len;  // arg_values in Block::args (when column 26 is not NULL)
+      bool mem;            // a memory_args row too
+      uint8_t mem_nulls;   // bit k: memory_args column k + 2 is NULL
+      int64_t mv[kMemoryEnd - kMemoryFirst];
+    };
+    struct Block {
+      std::vector<Row> rows;
+      std::string args;
+    };
+    constexpr size_t kBlockRows = 2048;
+    auto fill = [&](Row& r, uint32_t i, std::string& args) {
       const EventRec& e = events_[i];
-      const ThreadRec& t = threads_[e.thread];
-      s.BindInt(1, event_base + new_id[i]);
-      s.BindInt(2, trace_id);
-      s.BindInt(3, thread_base + e.thread + 1);
-      BindId(s, 4, t.pid, strings_);
-      BindId(s, 5, t.tid, strings_);
-      s.BindText(6, strings_.Get(e.ph));
-      BindOptText(s, 7, e.cat, strings_);
-      BindOptText(s, 8, e.name, strings_);
-      if (e.ts != kNullTs) s.BindInt(9, e.ts + base); else s.BindNull(9);
-      if (e.dur != kNullTs) s.BindInt(10, e.dur); else s.BindNull(10);
-      if (depth_[i] >= 0) s.BindInt(11, depth_[i]); else s.BindNull(11);
-      if (parent_[i]) s.BindInt(12, id_of(parent_[i])); else s.BindNull(12);
-      if (stack_[i]) {
-        s.BindInt(13, stack_[i]);
-        if (e.dur != kNullTs && thread_is_cpu[e.thread]) stacks_.AddCpuSlice(stack_[i], e.dur);
-      } else {
-        s.BindNull(13);
-      }
+      uint32_t nulls = 0;
+      auto put = [&](int col, bool present, int64_t v) {
+        if (present) r.v[col - 1] = v; else nulls |= 1u << (col - 1);
+      };
+      put(1, true, event_base + new_id[i]);
+      put(2, true, trace_id);
+      put(3, true, thread_base + e.thread + 1);
+      r.thread = e.thread;
+      r.ph = e.ph;
+      r.cat = e.cat;
+      r.name = e.name;
+      put(9, e.ts != kNullTs, e.ts + base);
+      put(10, e.dur != kNullTs, e.dur);
+      put(11, depth_[i] >= 0, depth_[i]);
+      put(12, parent_[i] != 0, parent_[i] ? id_of(parent_[i]) : 0);
+      put(13, stack_[i] != 0, stack_[i]);
+      if (stack_[i] && e.dur != kNullTs && thread_is_cpu[e.thread]) stacks_.AddCpuSlice(stack_[i], e.dur);
       uint32_t pk = e.promo;
       for (int k = 0; k < kEventColumns; ++k) {
-        if (e.mask & (1u << k)) {
-          s.BindInt(14 + k, pool_[pk++]);
-        } else {
-          s.BindNull(14 + k);
-        }
+        bool has = (e.mask & (1u << k)) != 0;
+        put(14 + k, has, has ? pool_[pk++] : 0);
       }
-      if (e.kind == kKindMemory && (e.mask & kMemoryBits)) {
-        mem.BindInt(1, event_base + new_id[i]);
+      r.mem = e.kind == kKindMemory && (e.mask & kMemoryBits);
+      if (r.mem) {
+        r.mem_nulls = 0;
         for (int k = kMemoryFirst; k < kMemoryEnd; ++k) {
-          if (e.mask & (1u << k)) mem.BindInt(2 + k - kMemoryFirst, pool_[pk++]); else mem.BindNull(2 + k - kMemoryFirst);
+          if (e.mask & (1u << k)) r.mv[k - kMemoryFirst] = pool_[pk++]; else r.mem_nulls |= 1u << (k - kMemoryFirst);
         }
-        mem.Run();
       } else {
         pk += static_cast<uint32_t>(__builtin_popcount(e.mask & kMemoryBits));
       }
-      if (e.mask & (1u << kInputShape)) s.BindInt(27, pool_[pk++]); else s.BindNull(27);
+      bool has_shape = (e.mask & (1u << kInputShape)) != 0;
+      put(27, has_shape, has_shape ? pool_[pk++] : 0);
+      size_t at = args.size();
       auto end_it = std::lower_bound(end_args_.begin(), end_args_.end(), i,
                                      [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
       if (end_it != end_args_.end() && end_it->event == i) {
@@ -1021,28 +1039,29 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
           }
           shape = shapes_.Concat(shape, end_it->shape);
         }
-        s.BindInt(25, shape);
-        s.BindTextCopy(26, merged);
-      } else if (e.args_len && (e.mask & (1u << kInputShape))) {
+        put(25, true, shape);
+        args.append(merged);
+      } else if (e.args_len && has_shape) {
         // Input Dims / Input type live in input_shapes: out of the values array.
         const std::vector<uint32_t>* drop = nullptr;
         uint32_t shape = shapes_.OutOfLine(e.shape, &drop);
-        std::string_view args = read_args(e.kind, e.args_off, e.args_len);
+        std::string_view values = read_args(e.kind, e.args_off, e.args_len);
+        put(25, true, shape);
         if (shape != e.shape) {
-          DropArrayElements(args, *drop, merged);
-          s.BindInt(25, shape);
-          s.BindTextCopy(26, merged);
+          DropArrayElements(values, *drop, merged);
+          args.append(merged);
         } else {
-          s.BindInt(25, e.shape);
-          s.BindText(26, args);
+          args.append(values);
         }
       } else if (e.args_len) {
-        s.BindInt(25, e.shape);
-        s.BindText(26, read_args(e.kind, e.args_off, e.args_len));
+        put(25, true, e.shape);
+        args.append(read_args(e.kind, e.args_off, e.args_len));
       } else {
-        s.BindNull(25);
-        s.BindNull(26);
+        put(25, false, 0);
+        put(26, false, 0);
       }
+      r.args_off = static_cast<uint32_t>(at);
+      r.args_len = static_cast<uint32_t>(args.size() - at);
       if (e.dur != kNullTs && in_cpu_ops_view(e)) {
         uint32_t pop = parent_[i] ? op_[parent_[i] - 1] : 0;
         std::array<uint32_t, 4> key{e.name, pop ? events_[pop - 1].name : 0, shape_of(e),
@@ -1051,12 +1070,68 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         if (g.calls++ == 0) g.first = new_id[i];
         g.total += e.dur;
       }
-      if (op_[i]) s.BindInt(22, id_of(op_[i])); else s.BindNull(22);
-      if (top_op_[i]) s.BindInt(23, id_of(top_op_[i])); else s.BindNull(23);
-      if (step_[i] != kNullTs) s.BindInt(24, step_[i]); else s.BindNull(24);
-      s.Step();
-      s.Reset();
+      put(22, op_[i] != 0, op_[i] ? id_of(op_[i]) : 0);
+      put(23, top_op_[i] != 0, top_op_[i] ? id_of(top_op_[i]) : 0);
+      put(24, step_[i] != kNullTs, step_[i]);
+      r.nulls = nulls;
+    };
+    Channel<std::unique_ptr<Block>> full(3), spare(4);
+    for (int k = 0; k < 4; ++k) spare.Push(std::make_unique<Block>());
+    std::exception_ptr producer_error;
+    std::thread producer([&] {
+      try {
+        for (size_t b = 0; b < order.size(); b += kBlockRows) {
+          std::unique_ptr<Block> block;
+          if (!spare.Pop(block)) break;
+          size_t n = std::min(kBlockRows, order.size() - b);
+          block->rows.resize(n);
+          block->args.clear();
+          for (size_t k = 0; k < n; ++k) fill(block->rows[k], order[b + k], block->args);
+          if (!full.Push(std::move(block))) break;
+        }
+      } catch (...) {
+        producer_error = std::current_exception();
+      }
+      full.Close();
+    });
+    try {
+      std::unique_ptr<Block> block;
+      while (full.Pop(block)) {
+        for (const Row& r : block->rows) {
+          const ThreadRec& t = threads_[r.thread];
+          for (int c : {1, 2, 3, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27}) {
+            if (r.nulls & (1u << (c - 1))) s.BindNull(c); else s.BindInt(c, r.v[c - 1]);
+          }
+          BindId(s, 4, t.pid, strings_);
+          BindId(s, 5, t.tid, strings_);
+          s.BindText(6, strings_.Get(r.ph));
+          BindOptText(s, 7, r.cat, strings_);
+          BindOptText(s, 8, r.name, strings_);
+          if (r.nulls & (1u << 25)) {
+            s.BindNull(26);
+          } else {
+            s.BindText(26, std::string_view(block->args).substr(r.args_off, r.args_len));
+          }
+          if (r.mem) {
+            mem.BindInt(1, r.v[0]);
+            for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
+              if (r.mem_nulls & (1u << k)) mem.BindNull(2 + k); else mem.BindInt(2 + k, r.mv[k]);
+            }
+            mem.Run();
+          }
+          s.Step();
+          s.Reset();
+        }
+        spare.Push(std::move(block));
+      }
+    } catch (...) {
+      full.Cancel();
+      spare.Cancel();
+      producer.join();
+      throw;
     }
+    producer.join();
+    if (producer_error) std::rethrow_exception(producer_error);
     counts.events = static_cast<int64_t>(events_.size());
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
