@@ -68,6 +68,23 @@ void GpuOpNames::Write(Db& db, const Interner& strings) const {
   }
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
+  // Launch flows: flow rows of a launch category bound to both ends, by destination (flows.id order
+  // among those of one destination: a stable sort).
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  uint32_t cats[4] = {strings_.Find("ac2g"), strings_.Find("async"), strings_.Find("async_cpu_to_gpu"),
+                      strings_.Find("async_gpu")};
+  for (const FlowRow& r : flow_rows_) {
+    if (r.src < 0 || r.dst < 0) continue;
+    uint32_t cat = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point].cat;
+    if (cat && (cat == cats[0] || cat == cats[1] || cat == cats[2] || cat == cats[3])) {
+      out.emplace_back(static_cast<uint32_t>(r.dst), static_cast<uint32_t>(r.src));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
 bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -103,21 +120,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
       if (events_[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
     }
   }
-  // Launch flows: the first flow row (flows.id order) of a launch category bound to both ends.
-  std::vector<std::pair<uint32_t, uint32_t>> flow_src;  // (dst, src) event indices, flows.id order per dst
-  {
-    uint32_t cats[4] = {strings_.Find("ac2g"), strings_.Find("async"), strings_.Find("async_cpu_to_gpu"),
-                        strings_.Find("async_gpu")};
-    for (const FlowRow& r : flow_rows_) {
-      if (r.src < 0 || r.dst < 0) continue;
-      uint32_t cat = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point].cat;
-      if (cat && (cat == cats[0] || cat == cats[1] || cat == cats[2] || cat == cats[3])) {
-        flow_src.emplace_back(static_cast<uint32_t>(r.dst), static_cast<uint32_t>(r.src));
-      }
-    }
-    std::stable_sort(flow_src.begin(), flow_src.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
+  const std::vector<std::pair<uint32_t, uint32_t>>& flow_src = *w.launch_flows;
   for (Op& o : ops) {
     const EventRec& e = events_[o.ev];
     const ThreadRec& t = threads_[e.thread];

@@ -873,8 +873,33 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
-  // The computed analysis tables first: their working arrays are freed before the events insert
-  // fills SQLite's page cache (the import's peak of memory).
+  // Flows first: the computed tables need only their launch flows, so the flow points' memory goes
+  // before them. Then the computed analysis tables, whose working arrays are freed before the
+  // events insert fills SQLite's page cache. (Each step lowers the import's peak of memory.)
+  std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
+  {
+    Stmt s = db.Prepare(
+        "INSERT INTO flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
+        " dst_thread_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    for (const FlowRow& r : flow_rows_) {
+      const FlowPoint& any = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
+      s.BindInt(1, trace_id);
+      BindOptText(s, 2, any.cat, strings_);
+      BindOptText(s, 3, any.name, strings_);
+      BindId(s, 4, any.id, strings_);
+      if (r.src >= 0) s.BindInt(5, event_base + new_id[r.src]); else s.BindNull(5);
+      if (r.dst >= 0) s.BindInt(6, event_base + new_id[r.dst]); else s.BindNull(6);
+      if (r.src_point >= 0 && flow_points_[r.src_point].ts != kNullTs) s.BindInt(7, flow_points_[r.src_point].ts + base); else s.BindNull(7);
+      if (r.dst_point >= 0 && flow_points_[r.dst_point].ts != kNullTs) s.BindInt(8, flow_points_[r.dst_point].ts + base); else s.BindNull(8);
+      if (r.src_point >= 0) s.BindInt(9, thread_base + flow_points_[r.src_point].thread + 1); else s.BindNull(9);
+      if (r.dst_point >= 0) s.BindInt(10, thread_base + flow_points_[r.dst_point].thread + 1); else s.BindNull(10);
+      s.Step();
+      s.Reset();
+    }
+    counts.flows = static_cast<int64_t>(flow_rows_.size());
+  }
+  std::vector<FlowPoint>().swap(flow_points_);
+  std::vector<FlowRow>().swap(flow_rows_);
   if (computed.any()) {
     ComputedIds ids;
     static_cast<ComputedTables&>(ids) = computed;
@@ -883,9 +908,11 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     ids.event_base = event_base;
     ids.thread_base = thread_base;
     ids.new_id = &new_id;
+    ids.launch_flows = &launch_flows;
     counts.computed = WriteComputed(db, ids);
     if (!counts.computed) stats_.Set(StatId::views_by_sql, 1);
   }
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(launch_flows);
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
@@ -1206,27 +1233,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       }
     }
     shapes_.written = sigs.size();
-  }
-  {
-    Stmt s = db.Prepare(
-        "INSERT INTO flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
-        " dst_thread_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
-    for (const FlowRow& r : flow_rows_) {
-      const FlowPoint& any = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
-      s.BindInt(1, trace_id);
-      BindOptText(s, 2, any.cat, strings_);
-      BindOptText(s, 3, any.name, strings_);
-      BindId(s, 4, any.id, strings_);
-      if (r.src >= 0) s.BindInt(5, event_base + new_id[r.src]); else s.BindNull(5);
-      if (r.dst >= 0) s.BindInt(6, event_base + new_id[r.dst]); else s.BindNull(6);
-      if (r.src_point >= 0 && flow_points_[r.src_point].ts != kNullTs) s.BindInt(7, flow_points_[r.src_point].ts + base); else s.BindNull(7);
-      if (r.dst_point >= 0 && flow_points_[r.dst_point].ts != kNullTs) s.BindInt(8, flow_points_[r.dst_point].ts + base); else s.BindNull(8);
-      if (r.src_point >= 0) s.BindInt(9, thread_base + flow_points_[r.src_point].thread + 1); else s.BindNull(9);
-      if (r.dst_point >= 0) s.BindInt(10, thread_base + flow_points_[r.dst_point].thread + 1); else s.BindNull(10);
-      s.Step();
-      s.Reset();
-    }
-    counts.flows = static_cast<int64_t>(flow_rows_.size());
   }
   {
     Stmt s = db.Prepare("INSERT INTO import_stats (trace_id, name, value, severity, description) VALUES (?,?,?,?,?)");

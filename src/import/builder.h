@@ -302,7 +302,11 @@ class TraceBuilder {
   struct ComputedIds : ComputedTables {
     int64_t trace_id = 0, base = 0, event_base = 0, thread_base = 0;
     const std::vector<uint32_t>* new_id = nullptr;  // events_ index -> id - event_base
+    const std::vector<std::pair<uint32_t, uint32_t>>* launch_flows = nullptr;  // LaunchFlows()
   };
+  // (destination, source) event indices of the launch flows (ac2g and legacy names) bound at both
+  // ends, by destination: the launch of a GPU op that no runtime call's correlation names.
+  std::vector<std::pair<uint32_t, uint32_t>> LaunchFlows() const;
   // Inserts this trace's rows of the computed tables (analysis.cc); false when it leaves them to SQL.
   bool WriteComputed(Db& db, const ComputedIds& ids) const;
 
