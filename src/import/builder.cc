@@ -951,11 +951,23 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       }
       return end_text;
     };
-    Stmt s = db.Prepare(
-        "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
-        " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
-        " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    // Rows go in kMulti at a time: one statement keeps its table cursor open across them, so each
+    // row is appended without a seek from the root (a statement per row reopens and seeks).
+    constexpr int kCols = 27, kMulti = 16;
+    auto events_insert = [&](int rows) {
+      std::string sql =
+          "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
+          " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
+          " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id) VALUES ";
+      for (int k = 0; k < rows; ++k) {
+        sql += k ? ",(" : "(";
+        for (int c = 0; c < kCols; ++c) sql += c ? ",?" : "?";
+        sql += ')';
+      }
+      return db.Prepare(sql);
+    };
+    Stmt s_multi = events_insert(kMulti);
+    Stmt s_one = events_insert(1);
     Stmt mem = db.Prepare(
         "INSERT INTO memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)"
         " VALUES (?,?,?,?,?,?,?)");
@@ -1123,31 +1135,40 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     });
     try {
       std::unique_ptr<Block> block;
+      auto bind = [&](Stmt& s, int at, const Row& r, const Block& b) {  // row r as parameters at+1..
+        const ThreadRec& t = threads_[r.thread];
+        for (int c : {1, 2, 3, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27}) {
+          if (r.nulls & (1u << (c - 1))) s.BindNull(at + c); else s.BindInt(at + c, r.v[c - 1]);
+        }
+        BindId(s, at + 4, t.pid, strings_);
+        BindId(s, at + 5, t.tid, strings_);
+        s.BindText(at + 6, strings_.Get(r.ph));
+        BindOptText(s, at + 7, r.cat, strings_);
+        BindOptText(s, at + 8, r.name, strings_);
+        if (r.nulls & (1u << 25)) {
+          s.BindNull(at + 26);
+        } else {
+          s.BindText(at + 26, std::string_view(b.args).substr(r.args_off, r.args_len));
+        }
+        if (r.mem) {
+          mem.BindInt(1, r.v[0]);
+          for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
+            if (r.mem_nulls & (1u << k)) mem.BindNull(2 + k); else mem.BindInt(2 + k, r.mv[k]);
+          }
+          mem.Run();
+        }
+      };
       while (full.Pop(block)) {
-        for (const Row& r : block->rows) {
-          const ThreadRec& t = threads_[r.thread];
-          for (int c : {1, 2, 3, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27}) {
-            if (r.nulls & (1u << (c - 1))) s.BindNull(c); else s.BindInt(c, r.v[c - 1]);
-          }
-          BindId(s, 4, t.pid, strings_);
-          BindId(s, 5, t.tid, strings_);
-          s.BindText(6, strings_.Get(r.ph));
-          BindOptText(s, 7, r.cat, strings_);
-          BindOptText(s, 8, r.name, strings_);
-          if (r.nulls & (1u << 25)) {
-            s.BindNull(26);
-          } else {
-            s.BindText(26, std::string_view(block->args).substr(r.args_off, r.args_len));
-          }
-          if (r.mem) {
-            mem.BindInt(1, r.v[0]);
-            for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
-              if (r.mem_nulls & (1u << k)) mem.BindNull(2 + k); else mem.BindInt(2 + k, r.mv[k]);
-            }
-            mem.Run();
-          }
-          s.Step();
-          s.Reset();
+        size_t n = block->rows.size(), k = 0;
+        for (; k + kMulti <= n; k += kMulti) {
+          for (int j = 0; j < kMulti; ++j) bind(s_multi, j * kCols, block->rows[k + j], *block);
+          s_multi.Step();
+          s_multi.Reset();
+        }
+        for (; k < n; ++k) {
+          bind(s_one, 0, block->rows[k], *block);
+          s_one.Step();
+          s_one.Reset();
         }
         spare.Push(std::move(block));
       }
