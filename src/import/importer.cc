@@ -26,6 +26,7 @@
 #include "import/builder.h"
 #include "import/input.h"
 #include "import/splitter.h"
+#include "util/channel.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
@@ -61,48 +62,7 @@ void CheckInterrupted() {
 }
 
 // Bounded single-producer / single-consumer queue of batches.
-class BatchQueue {
- public:
-  explicit BatchQueue(size_t cap) : cap_(cap) {}
-  // Returns false when the consumer has gone away.
-  bool Push(Batch&& b) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return q_.size() < cap_ || cancelled_; });
-    if (cancelled_) return false;
-    q_.push_back(std::move(b));
-    cv_.notify_all();
-    return true;
-  }
-  // Returns false at the end of the stream, or when interrupted.
-  bool Pop(Batch& b) {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return !q_.empty() || done_; })) {
-      if (g_interrupted.load()) return false;
-    }
-    if (q_.empty()) return false;
-    b = std::move(q_.front());
-    q_.pop_front();
-    cv_.notify_all();
-    return true;
-  }
-  void Done() {
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-    cv_.notify_all();
-  }
-  void Cancel() {
-    std::lock_guard<std::mutex> lock(mu_);
-    cancelled_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  size_t cap_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Batch> q_;
-  bool done_ = false, cancelled_ = false;
-};
+using BatchQueue = Channel<Batch>;
 
 struct Cancelled {};
 
@@ -960,12 +920,12 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
           reader_error = std::current_exception();
         }
         read_seconds = Since(tr);
-        queue.Done();
+        queue.Close();
         reader_done.store(true);
       });
       try {
         Batch batch;
-        while (queue.Pop(batch)) {
+        while (queue.Pop(batch, [] { return g_interrupted.load(); })) {
           CheckInterrupted();
           parser->ParseBatch(batch);
         }

@@ -1,9 +1,10 @@
-// Channel<T>: a bounded queue between two threads. Push blocks while it is full, Pop while it is
+// Channel<T>: a bounded queue between threads. Push blocks while it is full, Pop while it is
 // empty; Close() ends the stream (Pop drains what is left, then returns false); Cancel() makes both
 // sides give up at once (Push and Pop return false).
 #ifndef SRC_UTIL_CHANNEL_H_
 #define SRC_UTIL_CHANNEL_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -24,9 +25,18 @@ class Channel {
     cv_.notify_all();
     return true;
   }
-  bool Pop(T& v) {
+  // With `stop`, it is asked every 50 ms while waiting and Pop returns false once it says true
+  // (e.g. Ctrl-C was pressed).
+  bool Pop(T& v, bool (*stop)() = nullptr) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !q_.empty() || closed_ || cancelled_; });
+    auto ready = [&] { return !q_.empty() || closed_ || cancelled_; };
+    if (stop) {
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(50), ready)) {
+        if (stop()) return false;
+      }
+    } else {
+      cv_.wait(lock, ready);
+    }
     if (cancelled_ || q_.empty()) return false;
     v = std::move(q_.front());
     q_.pop_front();
