@@ -229,8 +229,15 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   for (const Op& o : ops) {
     if (o.launch >= 0) wanted[events_[static_cast<uint32_t>(o.launch)].thread] = 1;
   }
-  // The wanted threads' timed events, by (thread, ts, depth, id): indices only (4 bytes per event).
-  std::vector<uint32_t> host;
+  // The wanted threads' timed events, by (thread, ts, depth, id), as sort keys (sorting the keys
+  // themselves, not indices compared through events_, is several times cheaper).
+  struct HostKey {
+    int64_t ts;      // without the base
+    uint64_t order;  // depth + 1 (0 = NULL) << 32 | id - event_base: ORDER BY depth, id
+    uint32_t ev;
+    bool operator<(const HostKey& o) const { return ts != o.ts ? ts < o.ts : order < o.order; }
+  };
+  std::vector<HostKey> host;
   std::vector<uint32_t> thread_begin(threads_.size() + 1, 0);
   for (uint32_t i = 0; i < n; ++i) {
     const EventRec& e = events_[i];
@@ -242,24 +249,22 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
     std::vector<uint32_t> fill(thread_begin.begin(), thread_begin.end() - 1);
     for (uint32_t i = 0; i < n; ++i) {
       const EventRec& e = events_[i];
-      if (wanted[e.thread] && e.ts != kNullTs) host[fill[e.thread]++] = i;
+      if (wanted[e.thread] && e.ts != kNullTs) {
+        uint64_t order = (static_cast<uint64_t>(depth_[i] + 1) << 32) | new_id[i];
+        host[fill[e.thread]++] = {e.ts, order, i};
+      }
     }
   }
-  auto host_less = [&](uint32_t a, uint32_t b) {
-    if (events_[a].ts != events_[b].ts) return events_[a].ts < events_[b].ts;
-    if (depth_[a] != depth_[b]) return depth_[a] < depth_[b];
-    return id(a) < id(b);
-  };
   for (size_t t = 0; t + 1 < thread_begin.size(); ++t) {
-    if (wanted[t]) std::sort(host.begin() + thread_begin[t], host.begin() + thread_begin[t + 1], host_less);
+    if (wanted[t]) std::sort(host.begin() + thread_begin[t], host.begin() + thread_begin[t + 1]);
   }
   const uint32_t cat_cpu_op = strings_.Find("cpu_op"), cat_operator = strings_.Find("Operator");
   auto host_event = [&](uint32_t thread, int64_t at) -> int64_t {
     auto b = host.begin() + thread_begin[thread], e = host.begin() + thread_begin[thread + 1];
     int64_t rel = at - w.base;  // events_ hold times without the base
-    auto it = std::upper_bound(b, e, rel, [&](int64_t t, uint32_t h) { return t < events_[h].ts; });
+    auto it = std::upper_bound(b, e, rel, [](int64_t t, const HostKey& h) { return t < h.ts; });
     if (it == b) return kNull;
-    uint32_t x = *(it - 1);
+    uint32_t x = (it - 1)->ev;
     if (!op_[x] || !top_op_[x]) return kNull;
     uint32_t o = op_[x] - 1, t = top_op_[x] - 1;
     if (Gt(Add(ts_of(o), dur_of(o)), at)) return id(o);

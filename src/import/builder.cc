@@ -587,18 +587,28 @@ void TraceBuilder::ComputeNesting() {
     if (e.ts != kNullTs && e.dur != kNullTs && e.dur >= 0) sorted_[fill[e.thread]++] = i;
   }
   thread_slices_.resize(threads_.size());
+  struct SliceKey {
+    int64_t ts, neg_dur;  // dur >= 0 here: no overflow
+    uint32_t index;
+    bool operator<(const SliceKey& o) const {
+      return ts != o.ts ? ts < o.ts : neg_dur != o.neg_dur ? neg_dur < o.neg_dur : index < o.index;
+    }
+  };
+  std::vector<SliceKey> keys;
   std::vector<uint32_t> stack;
   int64_t overlaps = 0;
   for (size_t t = 0; t < threads_.size(); ++t) {
     uint32_t b = slice_count[t], en = slice_count[t + 1];
     thread_slices_[t] = {b, en};
-    std::sort(sorted_.begin() + b, sorted_.begin() + en, [&](uint32_t x, uint32_t y) {
-      const EventRec& a = events_[x];
-      const EventRec& c = events_[y];
-      if (a.ts != c.ts) return a.ts < c.ts;
-      if (a.dur != c.dur) return a.dur > c.dur;
-      return x < y;
-    });
+    // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching into
+    // events_ for each comparison cost more than the rest of the nesting.
+    keys.resize(en - b);
+    for (uint32_t k = b; k < en; ++k) {
+      const EventRec& a = events_[sorted_[k]];
+      keys[k - b] = {a.ts, -a.dur, sorted_[k]};
+    }
+    std::sort(keys.begin(), keys.end());
+    for (uint32_t k = b; k < en; ++k) sorted_[k] = keys[k - b].index;
     stack.clear();
     for (uint32_t k = b; k < en; ++k) {
       uint32_t cur = sorted_[k];
