@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,10 +80,11 @@ void CreateSchema(Db& db);
 // Creates the indexes (sql/indexes/*.sql); run after bulk loading.
 void CreateIndexes(Db& db);
 // Tables the importer fills itself: the view files marked "-- @computed" that become tables in this
-// mode. sql_traces: traces it left to the SQL (CreateViews inserts their rows with the view's SELECT).
+// mode. sql_traces: per table, the traces it left to the SQL (CreateViews inserts their rows with
+// the view's SELECT).
 struct ComputedViews {
   std::vector<std::string> tables;
-  std::vector<int64_t> sql_traces;
+  std::map<std::string, std::vector<int64_t>, std::less<>> sql_traces;
   bool Has(std::string_view name) const;
 };
 // Creates the tables of ComputedViews (empty), each with the columns CREATE TABLE AS would give it
@@ -91,7 +93,7 @@ ComputedViews CreateComputedTables(Db& db, bool materialize);
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
 // built as tables from the same SQL (with their "-- @index" indexes) instead; those marked
 // "-- @materialize always" are built as tables either way. A table in `computed` is already there
-// and filled: only its indexes are made (and the rows of computed->sql_traces added). Returns the
+// and filled: only its indexes are made (and the rows of its computed->sql_traces added). Returns the
 // seconds each view file took (file name, seconds), in order.
 std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize = true,
                                                         const ComputedViews* computed = nullptr);

@@ -5,7 +5,11 @@
 -- the CPU op with that number on another thread of the trace, the latest one when several nested ops
 -- match (TraceLens's rule, and the op Kineto's fwdbwd flows start from). *_gpu_time sums the GPU ops launched inside each op's subtree (launch call
 -- contained in the op on its thread).
+-- When materialised, the importer computes the rows of traces that have fwdbwd flows
+-- (src/import/analysis.cc; the tests compare them with this SELECT); traces linked by Sequence
+-- number get theirs from this SELECT.
 -- @materialize
+-- @computed
 CREATE VIEW autograd_pairs AS
 WITH flow_pairs AS (
   SELECT f.trace_id, f.src_event_id AS fwd_id, f.dst_event_id AS bwd_id, 'flow' AS link

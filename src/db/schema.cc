@@ -104,13 +104,12 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
     } else {
       if (computed && computed->Has(v.name)) {
         // Filled by the importer; traces it left to the SQL get the view's rows here.
-        bool per_trace = db.QueryInt(fmt::format(
-                             "SELECT count(*) FROM pragma_table_info('{}') WHERE name = 'trace_id'", v.name)) > 0;
-        if (per_trace && !computed->sql_traces.empty()) {
+        auto left = computed->sql_traces.find(v.name);
+        if (left != computed->sql_traces.end() && !left->second.empty()) {
           std::string text = v.text;
           text.replace(text.find("CREATE VIEW " + v.name), 12 + v.name.size(), "CREATE TEMP VIEW tq_sql_" + v.name);
           db.Exec(text, f.path);
-          for (int64_t t : computed->sql_traces) {
+          for (int64_t t : left->second) {
             db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM tq_sql_{0} WHERE trace_id = {1}", v.name, t));
           }
           db.Exec(fmt::format("DROP VIEW tq_sql_{}", v.name));

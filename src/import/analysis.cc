@@ -1,12 +1,14 @@
-// The analysis tables the importer fills itself: op_kernel_links, stream_idle_gaps and idle_gaps
-// (sql/views/*.sql files marked "-- @computed"). Their SQL is the definition: the rows written here
-// are the rows that SELECT returns (tests/tools/verify_views.py checks it on every real trace, and
-// --no-materialize keeps idle_gaps and stream_idle_gaps as those views). Computing them from the
-// builder's arrays, while they are in memory, replaces three window sorts and ~350k correlated
-// subqueries over the finished tables (1.6 of the 7.5 s of a 500 MB import).
+// The analysis tables the importer fills itself (sql/views/*.sql files marked "-- @computed"):
+// gpu_op_names, op_kernel_links, stream_idle_gaps, idle_gaps, and autograd_pairs for traces linked
+// by fwdbwd flows. Their SQL is the definition: the rows written here are the rows that SELECT
+// returns (tests/tools/verify_views.py checks it on every real trace; --no-materialize keeps the
+// SQL as views where it can). Computing them from the builder's arrays, while they are in memory,
+// replaces window sorts and ~400k correlated subqueries over the finished tables (1.7 of the 7.5 s
+// of a 500 MB import).
 //
 // Values are exact int64 sums as in SQLite, which would turn an overflowing sum into a REAL: a trace
-// with a time or duration beyond +-2^61 ns (year 2043) is left to the SQL (Computed::sql_traces).
+// with a time or duration beyond +-2^61 ns (year 2043) is left to the SQL (ComputedViews::sql_traces),
+// and so are autograd_pairs of traces linked by Sequence number.
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
@@ -68,6 +70,19 @@ void GpuOpNames::Write(Db& db, const Interner& strings) const {
   }
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::FwdBwdFlows(bool* any) const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  const uint32_t fwdbwd = strings_.Find("fwdbwd");
+  *any = false;
+  if (!fwdbwd) return out;
+  for (const FlowRow& r : flow_rows_) {
+    if (flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point].cat != fwdbwd) continue;
+    *any = true;
+    if (r.src >= 0 && r.dst >= 0) out.emplace_back(static_cast<uint32_t>(r.src), static_cast<uint32_t>(r.dst));
+  }
+  return out;
+}
+
 std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   // Launch flows: flow rows of a launch category bound to both ends, by destination (flows.id order
   // among those of one destination: a stable sort).
@@ -85,7 +100,8 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
+std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
+  std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
   auto ts_of = [&](uint32_t i) { return events_[i].ts == kNullTs ? kNull : events_[i].ts + w.base; };
@@ -144,7 +160,58 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
   }
   // Host threads' times too (host_event_id compares them with gap starts).
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
-  if (big) return false;
+  if (big) {
+    for (auto [on, table] : {std::pair{w.op_kernel_links, "op_kernel_links"}, {w.idle_gaps, "idle_gaps"},
+                             {w.stream_idle_gaps, "stream_idle_gaps"}, {w.autograd_pairs, "autograd_pairs"}}) {
+      if (on) to_sql.push_back(table);
+    }
+    return to_sql;
+  }
+  if (w.autograd_pairs && !w.has_fwdbwd) to_sql.push_back("autograd_pairs");  // linked by Sequence number
+  if (w.autograd_pairs && w.has_fwdbwd) {
+    // One row per fwdbwd flow bound at both ends. *_gpu_time: the GPU ops whose launch call lies
+    // inside the op on its thread (launch start in [ts, ts + dur], launch end <= ts + dur).
+    struct Launch {
+      uint32_t thread;
+      int64_t ts, end, gpu_dur;  // end, gpu_dur: kNull when NULL
+      bool operator<(const Launch& o) const { return thread != o.thread ? thread < o.thread : ts < o.ts; }
+    };
+    std::vector<Launch> launches;
+    for (const Op& o : ops) {
+      if (o.launch < 0) continue;
+      uint32_t l = static_cast<uint32_t>(o.launch);
+      int64_t lts = ts_of(l);
+      if (lts != kNull) launches.push_back({events_[l].thread, lts, Add(lts, dur_of(l)), o.dur});
+    }
+    std::sort(launches.begin(), launches.end());
+    auto gpu_time = [&](uint32_t ev) -> int64_t {
+      int64_t ts = ts_of(ev), end = Add(ts, dur_of(ev)), sum = 0;
+      if (end == kNull) return 0;
+      uint32_t thread = events_[ev].thread;
+      for (auto it = std::lower_bound(launches.begin(), launches.end(), Launch{thread, ts, 0, 0});
+           it != launches.end() && it->thread == thread && it->ts <= end; ++it) {
+        if (it->end != kNull && it->end <= end && it->gpu_dur != kNull) sum += it->gpu_dur;
+      }
+      return sum;
+    };
+    Stmt s = db.Prepare(
+        "INSERT INTO autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
+        " bwd_dur, fwd_gpu_time, bwd_gpu_time, link) VALUES (?,?,?,?,?,?,?,?,?,?,'flow')");
+    for (auto [fw, bw] : *w.fwdbwd) {
+      s.BindInt(1, w.trace_id);
+      s.BindInt(2, id(fw));
+      if (events_[fw].name) s.BindText(3, strings_.Get(events_[fw].name)); else s.BindNull(3);
+      s.BindInt(4, id(bw));
+      if (events_[bw].name) s.BindText(5, strings_.Get(events_[bw].name)); else s.BindNull(5);
+      int64_t seq = PromotedValue(events_[fw], kSeqNum);
+      BindOpt(s, 6, seq != kNull ? seq : PromotedValue(events_[bw], kSeqNum));
+      BindOpt(s, 7, dur_of(fw));
+      BindOpt(s, 8, dur_of(bw));
+      s.BindInt(9, gpu_time(fw));
+      s.BindInt(10, gpu_time(bw));
+      s.Run();
+    }
+  }
 
   if (w.op_kernel_links) {
     Stmt s = db.Prepare(
@@ -219,7 +286,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
       s.Run();
     }
   }
-  if (!w.idle_gaps) return true;
+  if (!w.idle_gaps) return to_sql;
 
   // host_event_id: on the next op's launching thread, the last event started at or before the gap
   // start (by ts, then depth, then id: ORDER BY ts DESC, depth DESC, id DESC; NULL depth lowest).
@@ -376,7 +443,7 @@ bool TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
 
   for (const Gap& g : edge1) put(g);
   for (const Gap& g : edge2) put(g);
-  return true;
+  return to_sql;
 }
 
 }  // namespace tracesql

@@ -887,6 +887,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   // before them. Then the computed analysis tables, whose working arrays are freed before the
   // events insert fills SQLite's page cache. (Each step lowers the import's peak of memory.)
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
+  bool has_fwdbwd = false;
+  std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
   {
     Stmt s = db.Prepare(
         "INSERT INTO flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
@@ -919,10 +921,16 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     ids.thread_base = thread_base;
     ids.new_id = &new_id;
     ids.launch_flows = &launch_flows;
-    counts.computed = WriteComputed(db, ids);
-    if (!counts.computed) stats_.Set(StatId::views_by_sql, 1);
+    ids.fwdbwd = &fwdbwd;
+    ids.has_fwdbwd = has_fwdbwd;
+    counts.sql_tables = WriteComputed(db, ids);
+    if (std::find(counts.sql_tables.begin(), counts.sql_tables.end(), std::string_view("op_kernel_links")) !=
+        counts.sql_tables.end()) {
+      stats_.Set(StatId::views_by_sql, 1);
+    }
   }
   std::vector<std::pair<uint32_t, uint32_t>>().swap(launch_flows);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(fwdbwd);
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));

@@ -240,7 +240,7 @@ class InputShapes {
 
 struct WriteCounts {
   int64_t events = 0, flows = 0;
-  bool computed = true;  // false: the computed tables are left to their SQL for this trace (see analysis.cc)
+  std::vector<const char*> sql_tables;  // computed tables whose rows of this trace are left to their SQL
 };
 
 // gpu_op_names over the traces of one import: each distinct (name, kind) of a GPU op, numbered in
@@ -260,9 +260,9 @@ struct GpuOpNames {
 
 // Which of the tables marked "-- @computed" in sql/views/ this import fills from the builder.
 struct ComputedTables {
-  bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false;
+  bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false, autograd_pairs = false;
   GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id)
-  bool any() const { return op_kernel_links || idle_gaps || stream_idle_gaps; }
+  bool any() const { return op_kernel_links || idle_gaps || stream_idle_gaps || autograd_pairs; }
 };
 
 class TraceBuilder {
@@ -303,12 +303,18 @@ class TraceBuilder {
     int64_t trace_id = 0, base = 0, event_base = 0, thread_base = 0;
     const std::vector<uint32_t>* new_id = nullptr;  // events_ index -> id - event_base
     const std::vector<std::pair<uint32_t, uint32_t>>* launch_flows = nullptr;  // LaunchFlows()
+    const std::vector<std::pair<uint32_t, uint32_t>>* fwdbwd = nullptr;  // FwdBwdFlows()
+    bool has_fwdbwd = false;  // the trace has fwdbwd flows (bound or not)
   };
   // (destination, source) event indices of the launch flows (ac2g and legacy names) bound at both
   // ends, by destination: the launch of a GPU op that no runtime call's correlation names.
   std::vector<std::pair<uint32_t, uint32_t>> LaunchFlows() const;
-  // Inserts this trace's rows of the computed tables (analysis.cc); false when it leaves them to SQL.
-  bool WriteComputed(Db& db, const ComputedIds& ids) const;
+  // (source, destination) event indices of the fwdbwd flows bound at both ends, in flows.id order;
+  // *any: whether the trace has fwdbwd flows at all.
+  std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
+  // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
+  // this trace it leaves to their SQL.
+  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids) const;
 
   std::string path_;
   Interner& strings_;

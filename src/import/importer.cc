@@ -881,6 +881,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.op_kernel_links = computed_views.Has("op_kernel_links");
     computed.idle_gaps = computed_views.Has("idle_gaps");
     computed.stream_idle_gaps = computed_views.Has("stream_idle_gaps");
+    computed.autograd_pairs = computed_views.Has("autograd_pairs");
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
@@ -970,7 +971,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       auto ti = Clock::now();
       WriteCounts c = builder.Write(db, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
                                     in.compressed(), split.truncated, computed);
-      if (!c.computed) computed_views.sql_traces.push_back(trace_id);
+      for (const char* table : c.sql_tables) computed_views.sql_traces[table].push_back(trace_id);
       summary.stages.insert += Since(ti);
       summary.events += c.events;
       summary.flows += c.flows;
