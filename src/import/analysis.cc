@@ -118,45 +118,44 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   std::vector<Op> ops;
   ops.reserve(kind_count_[kKindKernel] + kind_count_[kKindMemcpy] + kind_count_[kKindMemset]);
   const size_t n = events_.size();
-  // launch_by_corr: the first runtime call (in id order) of each correlation id > 0. Sorted vectors,
-  // not hash maps: this runs at the import's peak of memory.
   bool big = false;
-  {  // (freed before the gaps' arrays are made)
-  std::vector<std::pair<int64_t, uint32_t>> by_corr;  // (correlation, event index)
-  by_corr.reserve(kind_count_[kKindRuntime]);
-  for (uint32_t i = 0; i < n; ++i) {
-    const EventRec& e = events_[i];
-    if (e.kind != kKindRuntime) continue;
-    int64_t c = PromotedValue(e, kCorrelation);
-    if (c != kNull && c > 0) by_corr.emplace_back(c, i);
-  }
-  std::sort(by_corr.begin(), by_corr.end());  // file order = id order within the runtime kind
-  for (int kind : {kKindKernel, kKindMemcpy, kKindMemset}) {
+  {  // launch_by_corr: the first runtime call (in id order) of each correlation id > 0, as a sorted
+     // vector (less memory than a hash map), freed before the gaps' arrays are made.
+    std::vector<std::pair<int64_t, uint32_t>> by_corr;  // (correlation, event index)
+    by_corr.reserve(kind_count_[kKindRuntime]);
     for (uint32_t i = 0; i < n; ++i) {
-      if (events_[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
+      const EventRec& e = events_[i];
+      if (e.kind != kKindRuntime) continue;
+      int64_t c = PromotedValue(e, kCorrelation);
+      if (c != kNull && c > 0) by_corr.emplace_back(c, i);
     }
-  }
-  const std::vector<std::pair<uint32_t, uint32_t>>& flow_src = *w.launch_flows;
-  for (Op& o : ops) {
-    const EventRec& e = events_[o.ev];
-    const ThreadRec& t = threads_[e.thread];
-    if (w.gpu_op_names) o.name_id = w.gpu_op_names->Id(e.name, e.kind, e.dur != kNullTs);
-    o.device = PromotedValue(e, kDevice);
-    if (o.device == kNull && !t.pid.is_text) o.device = t.pid.i;
-    o.stream = PromotedValue(e, kStream);
-    if (o.stream == kNull && !t.tid.is_text) o.stream = t.tid.i;
-    int64_t c = PromotedValue(e, kCorrelation);
-    auto it = std::lower_bound(by_corr.begin(), by_corr.end(), std::pair<int64_t, uint32_t>(c, 0));
-    auto f = std::lower_bound(flow_src.begin(), flow_src.end(), std::pair<uint32_t, uint32_t>(o.ev, 0),
-                              [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (c != kNull && c > 0 && it != by_corr.end() && it->first == c) {
-      o.launch = static_cast<int32_t>(it->second);
-    } else if (f != flow_src.end() && f->first == o.ev) {
-      o.launch = static_cast<int32_t>(f->second);
+    std::sort(by_corr.begin(), by_corr.end());  // file order = id order within the runtime kind
+    for (int kind : {kKindKernel, kKindMemcpy, kKindMemset}) {
+      for (uint32_t i = 0; i < n; ++i) {
+        if (events_[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
+      }
     }
-    big = big || Big(o.ts) || Big(o.dur) || (o.launch >= 0 && Big(ts_of(static_cast<uint32_t>(o.launch)))) ||
-          (o.launch >= 0 && Big(dur_of(static_cast<uint32_t>(o.launch))));
-  }
+    const std::vector<std::pair<uint32_t, uint32_t>>& flow_src = *w.launch_flows;
+    for (Op& o : ops) {
+      const EventRec& e = events_[o.ev];
+      const ThreadRec& t = threads_[e.thread];
+      if (w.gpu_op_names) o.name_id = w.gpu_op_names->Id(e.name, e.kind, e.dur != kNullTs);
+      o.device = PromotedValue(e, kDevice);
+      if (o.device == kNull && !t.pid.is_text) o.device = t.pid.i;
+      o.stream = PromotedValue(e, kStream);
+      if (o.stream == kNull && !t.tid.is_text) o.stream = t.tid.i;
+      int64_t c = PromotedValue(e, kCorrelation);
+      auto it = std::lower_bound(by_corr.begin(), by_corr.end(), std::pair<int64_t, uint32_t>(c, 0));
+      auto f = std::lower_bound(flow_src.begin(), flow_src.end(), std::pair<uint32_t, uint32_t>(o.ev, 0),
+                                [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (c != kNull && c > 0 && it != by_corr.end() && it->first == c) {
+        o.launch = static_cast<int32_t>(it->second);
+      } else if (f != flow_src.end() && f->first == o.ev) {
+        o.launch = static_cast<int32_t>(f->second);
+      }
+      big = big || Big(o.ts) || Big(o.dur) || (o.launch >= 0 && Big(ts_of(static_cast<uint32_t>(o.launch)))) ||
+            (o.launch >= 0 && Big(dur_of(static_cast<uint32_t>(o.launch))));
+    }
   }
   // Host threads' times too (host_event_id compares them with gap starts).
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
