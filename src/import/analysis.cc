@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "import/builder.h"
+#include "import/row_writer.h"
 
 namespace tracesql {
 
@@ -29,10 +30,6 @@ int64_t Add(int64_t a, int64_t b) { return a == kNull || b == kNull ? kNull : a 
 int64_t Sub(int64_t a, int64_t b) { return a == kNull || b == kNull ? kNull : a - b; }
 // SQL a > b is true (NULL is not).
 bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
-
-void BindOpt(Stmt& s, int i, int64_t v) {
-  if (v == kNull) s.BindNull(i); else s.BindInt(i, v);
-}
 
 // name NOT LIKE 'ProfilerStep#%' (LIKE ignores ASCII case).
 bool NotStepName(std::string_view name) {
@@ -193,58 +190,49 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       }
       return sum;
     };
-    Stmt s = db.Prepare(
-        "INSERT INTO autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
-        " bwd_dur, fwd_gpu_time, bwd_gpu_time, link) VALUES (?,?,?,?,?,?,?,?,?,?,'flow')");
+    RowWriter out(db,
+                  "autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
+                  " bwd_dur, fwd_gpu_time, bwd_gpu_time, link)",
+                  11);
+    auto name = [&](uint32_t ev) -> RowWriter& {
+      return events_[ev].name ? out.Text(strings_.Get(events_[ev].name)) : out.Null();
+    };
     for (auto [fw, bw] : *w.fwdbwd) {
-      s.BindInt(1, w.trace_id);
-      s.BindInt(2, id(fw));
-      if (events_[fw].name) s.BindText(3, strings_.Get(events_[fw].name)); else s.BindNull(3);
-      s.BindInt(4, id(bw));
-      if (events_[bw].name) s.BindText(5, strings_.Get(events_[bw].name)); else s.BindNull(5);
       int64_t seq = PromotedValue(events_[fw], kSeqNum);
-      BindOpt(s, 6, seq != kNull ? seq : PromotedValue(events_[bw], kSeqNum));
-      BindOpt(s, 7, dur_of(fw));
-      BindOpt(s, 8, dur_of(bw));
-      s.BindInt(9, gpu_time(fw));
-      s.BindInt(10, gpu_time(bw));
-      s.Run();
+      out.Int(w.trace_id).Int(id(fw));
+      name(fw).Int(id(bw));
+      name(bw).Opt(seq != kNull ? seq : PromotedValue(events_[bw], kSeqNum)).Opt(dur_of(fw)).Opt(dur_of(bw));
+      out.Int(gpu_time(fw)).Int(gpu_time(bw)).Text("flow");
+      out.EndRow();
     }
+    out.Finish();
   }
 
   if (w.op_kernel_links) {
-    Stmt s = db.Prepare(
-        "INSERT INTO op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
-        " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step, launch_delay,"
-        " name_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    RowWriter out(db,
+                  "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
+                  " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
+                  " launch_delay, name_id)",
+                  17);
     for (const Op& o : ops) {
       const EventRec& e = events_[o.ev];
-      s.BindInt(1, w.trace_id);
-      s.BindInt(2, id(o.ev));
-      s.BindText(3, e.kind == kKindKernel ? "kernel" : e.kind == kKindMemcpy ? "memcpy" : "memset");
-      BindOpt(s, 4, o.ts);
-      BindOpt(s, 5, o.dur);
-      BindOpt(s, 6, o.device);
-      BindOpt(s, 7, o.stream);
-      BindOpt(s, 8, PromotedValue(e, kCorrelation));
+      out.Int(w.trace_id).Int(id(o.ev));
+      out.Text(e.kind == kKindKernel ? "kernel" : e.kind == kKindMemcpy ? "memcpy" : "memset");
+      out.Opt(o.ts).Opt(o.dur).Opt(o.device).Opt(o.stream).Opt(PromotedValue(e, kCorrelation));
       int64_t step = step_[o.ev];
       if (o.launch >= 0) {
         uint32_t l = static_cast<uint32_t>(o.launch);
-        s.BindInt(9, id(l));
-        BindOpt(s, 10, ts_of(l));
-        BindOpt(s, 11, dur_of(l));
-        s.BindInt(12, w.thread_base + events_[l].thread + 1);
-        if (op_[l]) s.BindInt(13, id(op_[l] - 1)); else s.BindNull(13);
-        if (top_op_[l]) s.BindInt(14, id(top_op_[l] - 1)); else s.BindNull(14);
+        out.Int(id(l)).Opt(ts_of(l)).Opt(dur_of(l)).Int(w.thread_base + events_[l].thread + 1);
+        out.Opt(op_[l] ? id(op_[l] - 1) : kNull).Opt(top_op_[l] ? id(top_op_[l] - 1) : kNull);
         if (step == kNull) step = step_[l];
-        BindOpt(s, 16, Sub(o.ts, Add(ts_of(l), dur_of(l))));
+        out.Opt(step).Opt(Sub(o.ts, Add(ts_of(l), dur_of(l))));
       } else {
-        for (int k : {9, 10, 11, 12, 13, 14, 16}) s.BindNull(k);
+        out.Null().Null().Null().Null().Null().Null().Opt(step).Null();
       }
-      BindOpt(s, 15, step);
-      s.BindInt(17, o.name_id);
-      s.Run();
+      out.Int(o.name_id);
+      out.EndRow();
     }
+    out.Finish();
   }
 
   // Per-partition orders: NULL device / stream first (SQL's ORDER BY), then by start and id.
@@ -263,27 +251,22 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       if (a->ts != b->ts) return a->ts < b->ts;
       return id(a->ev) < id(b->ev);
     });
-    Stmt s = db.Prepare(
-        "INSERT INTO stream_idle_gaps (trace_id, device, stream, ts, dur, end_ts, prev_event_id, next_event_id,"
-        " next_launch_ts, category) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    RowWriter out(db,
+                  "stream_idle_gaps (trace_id, device, stream, ts, dur, end_ts, prev_event_id, next_event_id,"
+                  " next_launch_ts, category)",
+                  10);
     for (size_t j = 1; j < k.size(); ++j) {
       const Op& p = *k[j - 1];
       const Op& o = *k[j];
       if (p.device != o.device || p.stream != o.stream) continue;
       int64_t prev_end = p.ts + p.dur;
-      s.BindInt(1, w.trace_id);
-      BindOpt(s, 2, o.device);
-      BindOpt(s, 3, o.stream);
-      s.BindInt(4, prev_end);
-      s.BindInt(5, o.ts - prev_end);
-      s.BindInt(6, o.ts);
-      s.BindInt(7, id(p.ev));
-      s.BindInt(8, id(o.ev));
       int64_t launch_ts = o.launch >= 0 ? ts_of(static_cast<uint32_t>(o.launch)) : kNull;
-      BindOpt(s, 9, launch_ts);
-      s.BindText(10, Gt(launch_ts, prev_end) ? "host_wait" : o.ts - prev_end < 30000 ? "kernel_wait" : "other");
-      s.Run();
+      out.Int(w.trace_id).Opt(o.device).Opt(o.stream).Int(prev_end).Int(o.ts - prev_end).Int(o.ts);
+      out.Int(id(p.ev)).Int(id(o.ev)).Opt(launch_ts);
+      out.Text(Gt(launch_ts, prev_end) ? "host_wait" : o.ts - prev_end < 30000 ? "kernel_wait" : "other");
+      out.EndRow();
     }
+    out.Finish();
   }
   if (!w.idle_gaps) return to_sql;
 
@@ -344,37 +327,27 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     }
     return kNull;
   };
-  Stmt s = db.Prepare(
-      "INSERT INTO idle_gaps (trace_id, device, ts, dur, end_ts, prev_event_id, next_event_id, next_launch_event_id,"
-      " next_launch_ts, cause, host_event_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  RowWriter out(db,
+                "idle_gaps (trace_id, device, ts, dur, end_ts, prev_event_id, next_event_id, next_launch_event_id,"
+                " next_launch_ts, cause, host_event_id)",
+                11);
   struct Gap {
     int64_t device, ts, end;
     int64_t prev_id, next_id;
     const Op* next;
   };
   auto put = [&](const Gap& g) {
-    s.BindInt(1, w.trace_id);
-    BindOpt(s, 2, g.device);
-    s.BindInt(3, g.ts);
-    s.BindInt(4, g.end - g.ts);
-    s.BindInt(5, g.end);
-    s.BindInt(6, g.prev_id);
-    s.BindInt(7, g.next_id);
+    out.Int(w.trace_id).Opt(g.device).Int(g.ts).Int(g.end - g.ts).Int(g.end).Int(g.prev_id).Int(g.next_id);
     const Op& o = *g.next;
     if (o.launch >= 0) {
       uint32_t l = static_cast<uint32_t>(o.launch);
       int64_t launch_ts = ts_of(l);
-      s.BindInt(8, id(l));
-      BindOpt(s, 9, launch_ts);
-      s.BindText(10, Gt(launch_ts, g.ts) ? "host" : "device");
-      BindOpt(s, 11, host_event(events_[l].thread, g.ts));
+      out.Int(id(l)).Opt(launch_ts).Text(Gt(launch_ts, g.ts) ? "host" : "device");
+      out.Opt(host_event(events_[l].thread, g.ts));
     } else {
-      s.BindNull(8);
-      s.BindNull(9);
-      s.BindText(10, "unknown");
-      s.BindNull(11);
+      out.Null().Null().Text("unknown").Null();
     }
-    s.Run();
+    out.EndRow();
   };
   // idle_gaps. all_ops: start known and duration >= 0; ops: duration > 0.
   std::vector<const Op*> all;
@@ -442,6 +415,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
 
   for (const Gap& g : edge1) put(g);
   for (const Gap& g : edge2) put(g);
+  out.Finish();
   return to_sql;
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "import/row_writer.h"
 #include "tracesql/error.h"
 #include "util/channel.h"
 
@@ -890,24 +891,28 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
   {
-    Stmt s = db.Prepare(
-        "INSERT INTO flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
-        " dst_thread_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    RowWriter w(db,
+                "flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
+                " dst_thread_id)",
+                10);
+    auto text = [&](uint32_t id) -> RowWriter& { return id ? w.Text(strings_.Get(id)) : w.Null(); };
     for (const FlowRow& r : flow_rows_) {
       const FlowPoint& any = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
-      s.BindInt(1, trace_id);
-      BindOptText(s, 2, any.cat, strings_);
-      BindOptText(s, 3, any.name, strings_);
-      BindId(s, 4, any.id, strings_);
-      if (r.src >= 0) s.BindInt(5, event_base + new_id[r.src]); else s.BindNull(5);
-      if (r.dst >= 0) s.BindInt(6, event_base + new_id[r.dst]); else s.BindNull(6);
-      if (r.src_point >= 0 && flow_points_[r.src_point].ts != kNullTs) s.BindInt(7, flow_points_[r.src_point].ts + base); else s.BindNull(7);
-      if (r.dst_point >= 0 && flow_points_[r.dst_point].ts != kNullTs) s.BindInt(8, flow_points_[r.dst_point].ts + base); else s.BindNull(8);
-      if (r.src_point >= 0) s.BindInt(9, thread_base + flow_points_[r.src_point].thread + 1); else s.BindNull(9);
-      if (r.dst_point >= 0) s.BindInt(10, thread_base + flow_points_[r.dst_point].thread + 1); else s.BindNull(10);
-      s.Step();
-      s.Reset();
+      const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
+      const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
+      w.Int(trace_id);
+      text(any.cat);
+      text(any.name);
+      if (any.id.is_text) w.Text(strings_.Get(any.id.text)); else w.Int(any.id.i);
+      w.Opt(r.src >= 0 ? event_base + new_id[r.src] : kNullTs);
+      w.Opt(r.dst >= 0 ? event_base + new_id[r.dst] : kNullTs);
+      w.Opt(src && src->ts != kNullTs ? src->ts + base : kNullTs);
+      w.Opt(dst && dst->ts != kNullTs ? dst->ts + base : kNullTs);
+      w.Opt(src ? thread_base + src->thread + 1 : kNullTs);
+      w.Opt(dst ? thread_base + dst->thread + 1 : kNullTs);
+      w.EndRow();
     }
+    w.Finish();
     counts.flows = static_cast<int64_t>(flow_rows_.size());
   }
   std::vector<FlowPoint>().swap(flow_points_);
@@ -973,16 +978,11 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     // row is appended without a seek from the root (a statement per row reopens and seeks).
     constexpr int kCols = 27, kMulti = 16;
     auto events_insert = [&](int rows) {
-      std::string sql =
-          "INSERT INTO events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
+      return db.Prepare(MultiRowInsertSql(
+          "events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
           " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
-          " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id) VALUES ";
-      for (int k = 0; k < rows; ++k) {
-        sql += k ? ",(" : "(";
-        for (int c = 0; c < kCols; ++c) sql += c ? ",?" : "?";
-        sql += ')';
-      }
-      return db.Prepare(sql);
+          " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id)",
+          kCols, rows));
     };
     Stmt s_multi = events_insert(kMulti);
     Stmt s_one = events_insert(1);
