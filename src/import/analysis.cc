@@ -31,18 +31,6 @@ int64_t Sub(int64_t a, int64_t b) { return a == kNull || b == kNull ? kNull : a 
 // SQL a > b is true (NULL is not).
 bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
 
-// name NOT LIKE 'ProfilerStep#%' (LIKE ignores ASCII case).
-bool NotStepName(std::string_view name) {
-  static constexpr std::string_view kStep = "profilerstep#";
-  if (name.size() < kStep.size()) return true;
-  for (size_t k = 0; k < kStep.size(); ++k) {
-    char c = name[k];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != kStep[k]) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 uint32_t GpuOpNames::Id(uint32_t name, uint8_t kind, bool timed) {
@@ -73,7 +61,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::FwdBwdFlows(bool* any) 
   *any = false;
   if (!fwdbwd) return out;
   for (const FlowRow& r : flow_rows_) {
-    if (flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point].cat != fwdbwd) continue;
+    if (AnyPoint(r).cat != fwdbwd) continue;
     *any = true;
     if (r.src >= 0 && r.dst >= 0) out.emplace_back(static_cast<uint32_t>(r.src), static_cast<uint32_t>(r.dst));
   }
@@ -88,7 +76,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
                       strings_.Find("async_gpu")};
   for (const FlowRow& r : flow_rows_) {
     if (r.src < 0 || r.dst < 0) continue;
-    uint32_t cat = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point].cat;
+    uint32_t cat = AnyPoint(r).cat;
     if (cat && (cat == cats[0] || cat == cats[1] || cat == cats[2] || cat == cats[3])) {
       out.emplace_back(static_cast<uint32_t>(r.dst), static_cast<uint32_t>(r.src));
     }
@@ -97,7 +85,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) const {
+std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -157,6 +145,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   // Host threads' times too (host_event_id compares them with gap starts).
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
   if (big) {
+    stats_.Set(StatId::views_by_sql, 1);
     for (auto [on, table] : {std::pair{w.op_kernel_links, "op_kernel_links"}, {w.idle_gaps, "idle_gaps"},
                              {w.stream_idle_gaps, "stream_idle_gaps"}, {w.autograd_pairs, "autograd_pairs"}}) {
       if (on) to_sql.push_back(table);
@@ -320,7 +309,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     if (!Gt(Add(ts_of(t), dur_of(t)), at)) return kNull;
     for (uint32_t p = parent_[o]; p; p = parent_[p - 1]) {
       const EventRec& c = events_[p - 1];
-      if (c.cat && (c.cat == cat_cpu_op || c.cat == cat_operator) && c.name && NotStepName(strings_.Get(c.name)) &&
+      if (c.cat && (c.cat == cat_cpu_op || c.cat == cat_operator) && c.name && !LikeProfilerStep(strings_.Get(c.name)) &&
           Gt(Add(ts_of(p - 1), dur_of(p - 1)), at)) {
         return id(p - 1);
       }

@@ -488,6 +488,13 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
 // ---------------------------------------------------------------------------------------------
 // Nesting, stacks and flows
 
+bool LikeProfilerStep(std::string_view name) {
+  static constexpr std::string_view kStep = "profilerstep#";
+  return name.size() >= kStep.size() &&
+         std::equal(kStep.begin(), kStep.end(), name.begin(),
+                    [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+}
+
 bool TraceBuilder::Contains(uint32_t ev, int64_t t) const {
   const EventRec& s = events_[ev];
   return s.ts <= t && (t < s.ts + s.dur || t == s.ts);
@@ -897,7 +904,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
                 10);
     auto text = [&](uint32_t id) -> RowWriter& { return id ? w.Text(strings_.Get(id)) : w.Null(); };
     for (const FlowRow& r : flow_rows_) {
-      const FlowPoint& any = flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
+      const FlowPoint& any = AnyPoint(r);
       const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
       const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
       w.Int(trace_id);
@@ -929,10 +936,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     ids.fwdbwd = &fwdbwd;
     ids.has_fwdbwd = has_fwdbwd;
     counts.sql_tables = WriteComputed(db, ids);
-    if (std::find(counts.sql_tables.begin(), counts.sql_tables.end(), std::string_view("op_kernel_links")) !=
-        counts.sql_tables.end()) {
-      stats_.Set(StatId::views_by_sql, 1);
-    }
   }
   std::vector<std::pair<uint32_t, uint32_t>>().swap(launch_flows);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(fwdbwd);
@@ -986,9 +989,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     };
     Stmt s_multi = events_insert(kMulti);
     Stmt s_one = events_insert(1);
-    Stmt mem = db.Prepare(
-        "INSERT INTO memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)"
-        " VALUES (?,?,?,?,?,?,?)");
+    RowWriter mem(db, "memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)",
+                  1 + kMemoryEnd - kMemoryFirst);
     constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
     std::string merged;
     std::vector<char> thread_is_cpu(threads_.size());  // threads.kind = 'cpu' (see the threads rows)
@@ -1019,12 +1021,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     auto in_cpu_ops_view = [&](const EventRec& ev) {
       if (ev.kind != kKindCpuOp) return false;
       if (cat_cpu_op && ev.cat == cat_cpu_op) return true;
-      if (!ev.name) return false;
-      std::string_view name = strings_.Get(ev.name);
-      static constexpr std::string_view kStep = "profilerstep#";
-      return name.size() < kStep.size() ||
-             !std::equal(kStep.begin(), kStep.end(), name.begin(),
-                         [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+      return ev.name && !LikeProfilerStep(strings_.Get(ev.name));
     };
     // The rows are prepared on a second thread, in blocks (values resolved, args read back from the
     // spill files and rewritten, groups and stack times counted), while this one binds and inserts
@@ -1169,11 +1166,11 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
           s.BindText(at + 26, std::string_view(b.args).substr(r.args_off, r.args_len));
         }
         if (r.mem) {
-          mem.BindInt(1, r.v[0]);
+          mem.Int(r.v[0]);
           for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
-            if (r.mem_nulls & (1u << k)) mem.BindNull(2 + k); else mem.BindInt(2 + k, r.mv[k]);
+            if (r.mem_nulls & (1u << k)) mem.Null(); else mem.Int(r.mv[k]);
           }
-          mem.Run();
+          mem.EndRow();
         }
       };
       while (full.Pop(block)) {
@@ -1198,6 +1195,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
     producer.join();
     if (producer_error) std::rethrow_exception(producer_error);
+    mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;

@@ -313,8 +313,8 @@ class TraceBuilder {
   // *any: whether the trace has fwdbwd flows at all.
   std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
   // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
-  // this trace it leaves to their SQL.
-  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids) const;
+  // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
+  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids);
 
   std::string path_;
   Interner& strings_;
@@ -359,8 +359,15 @@ class TraceBuilder {
     int32_t src_point = -1, dst_point = -1;
   };
   std::vector<FlowRow> flow_rows_;
+  // The point that names a flow row (cat, name, id): its start, else its end.
+  const FlowPoint& AnyPoint(const FlowRow& r) const {
+    return flow_points_[r.src_point >= 0 ? r.src_point : r.dst_point];
+  }
   int64_t min_ts_ = std::numeric_limits<int64_t>::max(), max_end_ = std::numeric_limits<int64_t>::min();
 };
+
+// SQL's name LIKE 'ProfilerStep#%' (LIKE ignores ASCII case), as the views test it.
+bool LikeProfilerStep(std::string_view name);
 
 // JSON helpers shared by the importer.
 void AppendJsonString(std::string& out, std::string_view s);
