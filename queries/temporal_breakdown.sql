@@ -31,14 +31,14 @@ WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from it
   FROM gpu_op_classes
   WHERE name IS NOT NULL
 ),
-ops AS (                              -- intervals with their bucket: 1 compute, 2 comm, 3 memory, 4 other
-  SELECT o.trace_id,
-         CASE WHEN coalesce(:variant, 'tracelens') = 'hta' THEN NULL ELSE o.device END AS device,
+ops AS (                              -- hta only: all GPU ops of the trace, devices merged, with the
+  SELECT o.trace_id, NULL AS device,  -- cuda_sync rows; buckets 1 compute, 2 comm, 3 memory, 4 other
          o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
          n.bucket
   FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
   JOIN names AS n ON n.name_id = o.name_id
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  WHERE coalesce(:variant, 'tracelens') = 'hta'
+    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
   SELECT e.trace_id, NULL, e.ts, e.ts + e.dur, 4  -- HTA: rows with a stream arg other than -1 are
   FROM event_ranges AS r                           -- GPU time, which adds cuda_sync rows (Stream
@@ -48,7 +48,19 @@ ops AS (                              -- intervals with their bucket: 1 compute,
     AND e.cat = 'cuda_sync' AND e.dur IS NOT NULL AND e.ts IS NOT NULL AND e.stream <> -1
 ),
 run AS (                              -- per op, the furthest end of the earlier ops of each set
-  SELECT trace_id, device, ts, end_ts, bucket,
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.bucket,
+         max(CASE WHEN n.bucket = 1 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m1,
+         max(CASE WHEN n.bucket <= 2 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m2,
+         max(CASE WHEN n.bucket <= 3 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m3,
+         max(o.gpu_ts + o.gpu_dur) OVER w AS m4
+  FROM op_kernel_links AS o           -- tracelens: per device, straight from op_kernel_links in the
+  JOIN names AS n ON n.name_id = o.name_id  -- order of its index (trace_id, device, gpu_ts): no sort
+  WHERE coalesce(:variant, 'tracelens') <> 'hta'
+    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  WINDOW w AS (PARTITION BY o.trace_id, o.device ORDER BY o.gpu_ts
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+  UNION ALL
+  SELECT trace_id, device, ts, end_ts, bucket,  -- hta
          max(CASE WHEN bucket = 1 THEN end_ts END) OVER w AS m1,
          max(CASE WHEN bucket <= 2 THEN end_ts END) OVER w AS m2,
          max(CASE WHEN bucket <= 3 THEN end_ts END) OVER w AS m3,
