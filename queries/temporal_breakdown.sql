@@ -20,9 +20,12 @@
 -- default rules make them memory), and by default only GPU ops linked to a CPU op; HTA works on
 -- integer-microsecond times and drops the last ProfilerStep.
 -- Method: the buckets nest: compute, compute + comm, compute + comm + memory, all ops. Each such set
--- of ops covers a union of intervals; its length is found in one pass over the ops in start order,
--- each op adding the part of it past the furthest end of the earlier ops of the set. The buckets
--- are the differences of the four lengths. An op with a negative duration occupies no time.
+-- of ops covers a union of intervals, and the buckets are the differences of the four lengths.
+-- tracelens (per device): the lengths are sums over gpu_segments, the device's busy time cut into
+-- pieces during which the same op names run: a piece counts for a set when one of its names is in
+-- it. hta (devices merged, plus cuda_sync rows): one pass over the ops in start order, each op
+-- adding the part of it past the furthest end of the earlier ops of the set. An op with a negative
+-- duration occupies no time.
 WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from its class (view gpu_op_classes)
   SELECT name_id,
          CASE class WHEN 'communication' THEN 2 WHEN 'memory' THEN 3
@@ -31,11 +34,39 @@ WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from it
   FROM gpu_op_classes
   WHERE name IS NOT NULL
 ),
-ops AS (                              -- hta only: all GPU ops of the trace, devices merged, with the
+tl_span AS (                          -- tracelens: per device, first start to last end of its ops
+  SELECT o.trace_id, o.device,
+         max(max(o.gpu_ts), max(o.gpu_ts + o.gpu_dur)) - min(min(o.gpu_ts), min(o.gpu_ts + o.gpu_dur)) AS span_ns
+  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
+  JOIN names AS n ON n.name_id = o.name_id
+  WHERE coalesce(:variant, 'tracelens') <> 'hta'
+    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  GROUP BY o.trace_id, o.device
+),
+tl_sets AS MATERIALIZED (             -- tracelens: the lowest bucket among each combination of names
+  SELECT s.name_ids, min(n.bucket) AS bucket  -- that run together (a piece of gpu_segments)
+  FROM (SELECT DISTINCT name_ids FROM gpu_segments
+         WHERE coalesce(:variant, 'tracelens') <> 'hta' AND (:trace_id IS NULL OR trace_id = :trace_id)) AS s
+  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = j.value
+  GROUP BY s.name_ids
+),
+tl_union AS (                         -- tracelens: length of each set's union, per device
+  SELECT g.trace_id, g.device,
+         sum(CASE WHEN s.bucket = 1 THEN g.dur ELSE 0 END) AS u1,
+         sum(CASE WHEN s.bucket <= 2 THEN g.dur ELSE 0 END) AS u2,
+         sum(CASE WHEN s.bucket <= 3 THEN g.dur ELSE 0 END) AS u3,
+         sum(g.dur) AS u4
+  FROM gpu_segments AS g              -- (CROSS JOIN: the pieces scanned once, their set looked up)
+  CROSS JOIN tl_sets AS s ON s.name_ids = g.name_ids
+  WHERE :trace_id IS NULL OR g.trace_id = :trace_id
+  GROUP BY g.trace_id, g.device
+),
+ops AS (                              -- hta: all GPU ops of the trace, devices merged, with the
   SELECT o.trace_id, NULL AS device,  -- cuda_sync rows; buckets 1 compute, 2 comm, 3 memory, 4 other
          o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
          n.bucket
-  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
+  FROM op_kernel_links AS o
   JOIN names AS n ON n.name_id = o.name_id
   WHERE coalesce(:variant, 'tracelens') = 'hta'
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
@@ -47,20 +78,8 @@ ops AS (                              -- hta only: all GPU ops of the trace, dev
     AND r.kind = 'other' AND (:trace_id IS NULL OR r.trace_id = :trace_id)
     AND e.cat = 'cuda_sync' AND e.dur IS NOT NULL AND e.ts IS NOT NULL AND e.stream <> -1
 ),
-run AS (                              -- per op, the furthest end of the earlier ops of each set
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.bucket,
-         max(CASE WHEN n.bucket = 1 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m1,
-         max(CASE WHEN n.bucket <= 2 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m2,
-         max(CASE WHEN n.bucket <= 3 THEN o.gpu_ts + o.gpu_dur END) OVER w AS m3,
-         max(o.gpu_ts + o.gpu_dur) OVER w AS m4
-  FROM op_kernel_links AS o           -- tracelens: per device, straight from op_kernel_links in the
-  JOIN names AS n ON n.name_id = o.name_id  -- order of its index (trace_id, device, gpu_ts): no sort
-  WHERE coalesce(:variant, 'tracelens') <> 'hta'
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
-  WINDOW w AS (PARTITION BY o.trace_id, o.device ORDER BY o.gpu_ts
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-  UNION ALL
-  SELECT trace_id, device, ts, end_ts, bucket,  -- hta
+run AS (                              -- hta: per op, the furthest end of the earlier ops of each set
+  SELECT trace_id, device, ts, end_ts, bucket,
          max(CASE WHEN bucket = 1 THEN end_ts END) OVER w AS m1,
          max(CASE WHEN bucket <= 2 THEN end_ts END) OVER w AS m2,
          max(CASE WHEN bucket <= 3 THEN end_ts END) OVER w AS m3,
@@ -69,6 +88,11 @@ run AS (                              -- per op, the furthest end of the earlier
   WINDOW w AS (PARTITION BY trace_id, device ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 sets AS (                             -- length of each set's union, and the span
+  SELECT p.trace_id, p.device, p.span_ns,
+         coalesce(u.u1, 0) AS u1, coalesce(u.u2, 0) AS u2, coalesce(u.u3, 0) AS u3, coalesce(u.u4, 0) AS u4
+  FROM tl_span AS p
+  LEFT JOIN tl_union AS u ON u.trace_id = p.trace_id AND u.device IS p.device
+  UNION ALL
   SELECT trace_id, device,
          max(max(ts), max(end_ts)) - min(min(ts), min(end_ts)) AS span_ns,
          coalesce(sum(CASE WHEN bucket = 1 THEN max(end_ts - max(ts, coalesce(m1, ts)), 0) END), 0) AS u1,

@@ -88,7 +88,8 @@ struct ComputedViews {
   bool Has(std::string_view name) const;
 };
 // Creates the tables of ComputedViews (empty), each with the columns CREATE TABLE AS would give it
-// (found by running the view files on an empty in-memory copy of the schema).
+// (found by running the view files on an empty in-memory copy of the schema), or with the DDL of
+// its "-- @table CREATE TABLE ..." line (one line; its columns in the SELECT's order).
 ComputedViews CreateComputedTables(Db& db, bool materialize);
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
 // built as tables from the same SQL (with their "-- @index" indexes) instead; those marked

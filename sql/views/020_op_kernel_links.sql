@@ -56,4 +56,3 @@ LEFT JOIN events AS l ON l.id = g.launch_id;
 -- @index CREATE INDEX op_kernel_links_launch_thread_ts ON op_kernel_links(launch_thread_id, launch_ts);
 -- @index CREATE INDEX op_kernel_links_op ON op_kernel_links(op_event_id);
 -- @index CREATE INDEX op_kernel_links_name_dur ON op_kernel_links(name_id, gpu_dur, trace_id, device);
--- @index CREATE INDEX op_kernel_links_device_ts ON op_kernel_links(trace_id, device, gpu_ts);

@@ -38,10 +38,11 @@ struct ViewFile {
   std::string name;       // the view's name
   bool table = false;     // materialised into a table
   bool computed = false;  // "-- @computed": the importer fills the table itself
+  std::string ddl;        // "-- @table CREATE TABLE ...": the table's own DDL (else CREATE TABLE AS)
 };
 
 ViewFile Classify(const EmbeddedFile& f, bool materialize) {
-  ViewFile v{f.path, std::string(f.text), {}, false, false};
+  ViewFile v{f.path, std::string(f.text), {}, false, false, {}};
   // "-- @materialize always": a table even with materialize off (the views read it per row).
   bool marked = v.text.find("\n-- @materialize") != std::string::npos;
   bool always = v.text.find("\n-- @materialize always") != std::string::npos;
@@ -53,6 +54,11 @@ ViewFile Classify(const EmbeddedFile& f, bool materialize) {
   }
   if (v.table && at == std::string::npos) Errorf("{}: @materialize without CREATE VIEW", f.path);
   v.computed = v.table && v.text.find("\n-- @computed") != std::string::npos;
+  const std::string marker = "\n-- @table ";
+  if (size_t t = v.text.find(marker); v.computed && t != std::string::npos) {
+    size_t b = t + marker.size();
+    v.ddl = v.text.substr(b, v.text.find('\n', b) - b);
+  }
   return v;
 }
 
@@ -80,7 +86,13 @@ ComputedViews CreateComputedTables(Db& db, bool materialize) {
   Db mem = Db::Open(":memory:", /*create=*/true);
   CreateSchema(mem);
   for (auto& v : files) {
-    if (v.table) CreateAsTable(mem, v); else mem.Exec(v.text, v.path);
+    if (!v.ddl.empty()) {
+      mem.Exec(v.ddl, v.path);
+    } else if (v.table) {
+      CreateAsTable(mem, v);
+    } else {
+      mem.Exec(v.text, v.path);
+    }
   }
   Stmt s = mem.Prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
   for (const auto& name : out.tables) {

@@ -11,6 +11,7 @@
 // and so are autograd_pairs of traces linked by Sequence number.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -147,7 +148,8 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   if (big) {
     stats_.Set(StatId::views_by_sql, 1);
     for (auto [on, table] : {std::pair{w.op_kernel_links, "op_kernel_links"}, {w.idle_gaps, "idle_gaps"},
-                             {w.stream_idle_gaps, "stream_idle_gaps"}, {w.autograd_pairs, "autograd_pairs"}}) {
+                             {w.stream_idle_gaps, "stream_idle_gaps"}, {w.autograd_pairs, "autograd_pairs"},
+                             {w.gpu_segments, "gpu_segments"}}) {
       if (on) to_sql.push_back(table);
     }
     return to_sql;
@@ -229,6 +231,66 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     if (a == kNull || b == kNull) return a == kNull && b != kNull;
     return a < b;
   };
+  if (w.gpu_segments) {
+    // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
+    // the distinct names running throughout it. seq numbers the pieces in (device, ts) order; rows
+    // go in in (ts, seq) order, the table's primary key.
+    struct Edge {
+      int64_t t;
+      uint32_t name;
+      int32_t delta;
+      bool operator<(const Edge& o) const { return t < o.t; }
+    };
+    struct Piece {
+      int64_t ts, seq, device, dur;
+      std::string names;
+    };
+    std::vector<const Op*> timed;
+    for (const Op& o : ops) {
+      if (o.ts != kNull && o.dur != kNull && o.dur > 0) timed.push_back(&o);
+    }
+    std::stable_sort(timed.begin(), timed.end(),
+                     [&](const Op* a, const Op* b) { return null_first_less(a->device, b->device); });
+    std::vector<Piece> pieces;
+    std::vector<Edge> edges;
+    std::vector<std::pair<uint32_t, int>> active;  // (name id, ops running), by name id
+    for (size_t b = 0; b < timed.size();) {
+      size_t e = b;
+      while (e < timed.size() && timed[e]->device == timed[b]->device) ++e;
+      edges.clear();
+      for (size_t j = b; j < e; ++j) {
+        edges.push_back({timed[j]->ts, timed[j]->name_id, 1});
+        edges.push_back({timed[j]->ts + timed[j]->dur, timed[j]->name_id, -1});
+      }
+      std::sort(edges.begin(), edges.end());
+      active.clear();
+      for (size_t k = 0; k < edges.size();) {
+        int64_t t = edges[k].t;
+        if (k > 0 && !active.empty()) {
+          Piece p{edges[k - 1].t, static_cast<int64_t>(pieces.size()) + 1, timed[b]->device, t - edges[k - 1].t, {}};
+          for (const auto& [name, count] : active) {
+            if (!p.names.empty()) p.names += ',';
+            p.names += std::to_string(name);
+          }
+          pieces.push_back(std::move(p));
+        }
+        for (; k < edges.size() && edges[k].t == t; ++k) {
+          auto it = std::lower_bound(active.begin(), active.end(), std::pair<uint32_t, int>(edges[k].name, INT32_MIN));
+          if (it == active.end() || it->first != edges[k].name) it = active.insert(it, {edges[k].name, 0});
+          if ((it->second += edges[k].delta) == 0) active.erase(it);
+        }
+      }
+      b = e;
+    }
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq; });
+    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
+    for (const Piece& p : pieces) {
+      out.Int(w.trace_id).Int(p.ts).Int(p.seq).Opt(p.device).Int(p.dur).Text(p.names);
+      out.EndRow();
+    }
+    out.Finish();
+  }
   if (w.stream_idle_gaps) {
     std::vector<const Op*> k;
     for (const Op& o : ops) {
