@@ -17,12 +17,11 @@
 -- These overlap one another (a comm kernel is a kernel); only busy + idle add up to the window.
 -- Also: cpu_ts / cpu_dur (the ProfilerStep annotation itself), gpu_ops (GPU ops launched inside the
 -- step, wherever they ran). A trace without ProfilerStep annotations gives no rows.
--- Method: one pass over each device's ops in start order, with the window opens and closes
--- interleaved as marker rows. Each set of ops (all, kernels, memcpys/memsets, communication,
--- compute, communication or compute) covers a union of intervals, which grows, op by op, by the part
--- of the op past the furthest end of the earlier ops of the set. Those pieces are disjoint, so a
--- window's share is the sum of the pieces of the ops that start in it, plus at its open and minus
--- at its close the part of the union that ops started before that edge cover after it.
+-- Method: gpu_segments cuts each device's busy time into disjoint pieces during which the same op
+-- names run; a piece counts for a set of ops (all, kernels, memcpys/memsets, communication,
+-- compute, communication or compute) when one of its names is in the set. A window's share of a
+-- set is the sum of its pieces clipped to the window: the pieces that start inside it (a range of
+-- the table's key), plus the one piece per device that starts before it and runs into it.
 -- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (view gpu_op_classes):
   SELECT name_id,                     -- 1 kernel, 2 communication, 4 compute
@@ -30,11 +29,23 @@ WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (vie
   FROM gpu_op_classes
   WHERE name IS NOT NULL
 ),
-ops AS (
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.bits
+devs AS MATERIALIZED (                -- the devices of the trace's GPU ops (with a known duration)
+  SELECT DISTINCT o.trace_id, o.device
   FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
   JOIN names AS n ON n.name_id = o.name_id
   WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+),
+sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
+  SELECT s.name_ids,                  -- gpu_segments): which sets of ops it counts for
+         max(n.bits & 1) AS k,        -- a kernel
+         max(NOT n.bits & 1) AS m,    -- a memcpy or memset
+         max((n.bits & 2) > 0) AS comm,
+         max((n.bits & 4) > 0) AS comp,
+         max((n.bits & 6) > 0) AS cc
+  FROM (SELECT DISTINCT name_ids FROM gpu_segments WHERE :trace_id IS NULL OR trace_id = :trace_id) AS s
+  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = j.value
+  GROUP BY s.name_ids
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, dur AS cpu_dur, gpu_ops,
@@ -49,57 +60,38 @@ win1 AS (
                               cpu_ts)) AS w_ts
   FROM win0 AS w
 ),
-win AS (
+win AS MATERIALIZED (
   SELECT trace_id, step, cpu_ts, cpu_dur, gpu_ops, w_ts, max(end_w, w_ts) AS w_end FROM win1
 ),
-devs AS (                             -- the devices of ops (names holds every op's name)
-  SELECT DISTINCT trace_id, device FROM ops
-),
-rows_ AS (                            -- ops (k = 2) and, on every device of the trace, the closes (k = 0)
-  SELECT trace_id, device, ts AS t, 2 AS k, end_ts, bits, 0 AS d_step
-  FROM ops                            -- and opens (k = 1) of the windows that hold time
+pieces AS (                           -- each piece's part inside a window that holds time: the pieces
+  SELECT w.trace_id, w.step, g.device,   -- that start in it (a key range) ...
+         min(g.ts + g.dur, w.w_end) - g.ts AS ov, g.name_ids
+  FROM win AS w
+  CROSS JOIN gpu_segments AS g ON g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
+  WHERE w.w_end > w.w_ts
   UNION ALL
-  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k, NULL, NULL,
-         (2 * e.k - 1) * (w.step + 1)
+  SELECT w.trace_id, w.step, d.device,   -- ... and, per device, the last piece that starts before it,
+         min(g.ts + g.dur, w.w_end) - w.w_ts, g.name_ids  -- when it runs into it
   FROM win AS w
   JOIN devs AS d ON d.trace_id = w.trace_id
-  CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
-  WHERE w.w_end > w.w_ts
+  CROSS JOIN gpu_segments AS g
+    ON g.trace_id = w.trace_id AND g.device IS d.device
+   AND g.ts = (SELECT x.ts FROM gpu_segments AS x
+                WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
+                ORDER BY x.ts DESC LIMIT 1)
+  WHERE w.w_end > w.w_ts AND g.ts + g.dur > w.w_ts
 ),
-run0 AS (                             -- per row, over the rows before it in (t, k) order: the furthest
-  SELECT trace_id, device, t, k, end_ts, bits,   -- end of an op of each set
-         -- the window the row counts for: a close counts for the window it closes; -1: none
-         coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
-         max(CASE WHEN bits & 1 THEN end_ts END) OVER w AS m_k,
-         max(CASE WHEN NOT bits & 1 THEN end_ts END) OVER w AS m_m,
-         max(CASE WHEN bits & 2 THEN end_ts END) OVER w AS m_comm,
-         max(CASE WHEN bits & 4 THEN end_ts END) OVER w AS m_comp
-  FROM rows_
-  WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-run AS (                              -- all ops = kernels + the rest; comm or compute: the two of them
-  SELECT *, max(coalesce(m_k, m_m), coalesce(m_m, m_k)) AS m_all,
-         max(coalesce(m_comm, m_comp), coalesce(m_comp, m_comm)) AS m_cc
-  FROM run0
-),
-agg AS (                              -- per window: pieces of its ops, edge corrections at its markers
-  SELECT trace_id, device, step,
-         sum(CASE WHEN k = 2 THEN max(end_ts - max(t, coalesce(m_all, t)), 0)
-                  ELSE (2 * k - 1) * max(m_all - t, 0) END) AS busy_ns,
-         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 1 THEN max(end_ts - max(t, coalesce(m_k, t)), 0) END
-                  ELSE (2 * k - 1) * max(m_k - t, 0) END) AS kernel_ns,
-         sum(CASE WHEN k = 2 THEN CASE WHEN NOT bits & 1 THEN max(end_ts - max(t, coalesce(m_m, t)), 0) END
-                  ELSE (2 * k - 1) * max(m_m - t, 0) END) AS memcpy_ns,
-         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 2 THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END
-                  ELSE (2 * k - 1) * max(m_comm - t, 0) END) AS comm_ns,
-         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 4 THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END
-                  ELSE (2 * k - 1) * max(m_comp - t, 0) END) AS compute_ns,
-         sum(CASE WHEN k = 2 THEN CASE WHEN bits & 6 THEN max(end_ts - max(t, coalesce(m_cc, t)), 0) END
-                  ELSE (2 * k - 1) * max(m_cc - t, 0) END) AS cc_ns
-  FROM run
-  WHERE step >= 0
-  GROUP BY trace_id, device, step
+agg AS (                              -- per window and device: each set's time
+  SELECT p.trace_id, p.device, p.step,
+         sum(p.ov) AS busy_ns,
+         sum(p.ov * s.k) AS kernel_ns,
+         sum(p.ov * s.m) AS memcpy_ns,
+         sum(p.ov * s.comm) AS comm_ns,
+         sum(p.ov * s.comp) AS compute_ns,
+         sum(p.ov * s.cc) AS cc_ns
+  FROM pieces AS p
+  CROSS JOIN sets AS s ON s.name_ids = p.name_ids
+  GROUP BY p.trace_id, p.device, p.step
 )
 SELECT
   w.trace_id,
