@@ -17,22 +17,30 @@
 -- Windows never overlap, so each nanosecond is counted once. Time outside every window (before the
 -- first step, after the last, or a trace without steps) has step NULL; such a row is listed only
 -- when it holds communication.
--- Method: one pass over each device's ops in start order, with the step windows' opens and closes
--- interleaved as marker rows. For each set of ops (communication, compute, both) the union of their
--- intervals grows, op by op, by the part of the op past the furthest end of the earlier ops of the
--- set; those pieces are disjoint, so a window's share is the sum of the pieces of the ops that start
--- in it, plus at its open and minus at its close the part of the union that ops started before
--- that edge cover after it. Time outside every window is the whole minus the windows. Overlap =
--- comm + compute - (comm or compute). An op with a negative duration occupies no time.
+-- Method: gpu_segments cuts each device's busy time into disjoint pieces during which the same op
+-- names run; a piece counts as communication (compute) when one of its names is of that class. A
+-- window's share is the sum of its pieces clipped to it: those that start inside it (a range of the
+-- table's key) plus the one piece per device that starts before it and runs into it. Time outside
+-- every window is the whole minus the windows. Overlap = comm + compute - (comm or compute).
+-- comm_ops: the communication ops in start order with the windows' opens and closes interleaved.
+-- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (comp = 0) op names, from
   SELECT name_id, class = 'compute' AS comp   -- their class (view gpu_op_classes)
   FROM gpu_op_classes WHERE class IN ('compute', 'communication') AND name IS NOT NULL
 ),
-ops AS MATERIALIZED (                 -- compute and communication intervals (GPU ops by name id:
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts, n.comp  -- no names read)
+ops AS (                              -- compute and communication ops (GPU ops by name id: no names
+  SELECT o.trace_id, o.device, o.gpu_ts AS ts, n.comp  -- read)
   FROM op_kernel_links AS o
-  JOIN names AS n ON n.name_id = o.name_id
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
   WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+),
+sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
+  SELECT s.name_ids,                  -- gpu_segments): communication, compute, either
+         max(NOT n.comp) AS comm, max(n.comp) AS comp
+  FROM (SELECT DISTINCT name_ids FROM gpu_segments WHERE :trace_id IS NULL OR trace_id = :trace_id) AS s
+  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = j.value
+  GROUP BY s.name_ids
 ),
 win0 AS (                             -- step windows (see the header)
   SELECT trace_id, step, ts AS cpu_ts, max(end_ts, coalesce(gpu_end_ts, end_ts)) AS end_w
@@ -46,57 +54,79 @@ win1 AS (
                               cpu_ts)) AS w_ts
   FROM win0
 ),
-win AS (                              -- windows that hold time (an empty one gets none, and no row)
+win AS MATERIALIZED (                 -- windows that hold time (an empty one gets none, and no row)
   SELECT trace_id, step, w_ts, end_w AS w_end FROM win1 WHERE end_w > w_ts
 ),
 devs AS MATERIALIZED (SELECT DISTINCT trace_id, device FROM ops),
-rows_ AS (                            -- ops (k = 2) and, on every device of the trace, window closes
-  SELECT trace_id, device, ts AS t, 2 AS k, end_ts, comp, 0 AS d_step FROM ops   -- (k = 0) and
-  UNION ALL                                                                       -- opens (k = 1)
-  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k, NULL, NULL,
+wd AS MATERIALIZED (                  -- each window on each device: its pieces' time (those that
+  SELECT w.trace_id, w.step, w.w_ts, w.w_end, d.device,  -- start in it: a key range, one scan per
+         (SELECT json_array(sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comm),  -- window, no sort)
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comp),
+                            sum(min(g.ts + g.dur, w.w_end) - g.ts))
+            FROM gpu_segments AS g
+            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
+           WHERE g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
+             AND g.device IS d.device) AS inside,
+         (SELECT x.ts FROM gpu_segments AS x  -- and the last piece that starts before it
+           WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
+           ORDER BY x.ts DESC LIMIT 1) AS prev_ts
+  FROM win AS w
+  JOIN devs AS d ON d.trace_id = w.trace_id
+),
+sums AS MATERIALIZED (                -- per window and device, with the part of that last piece
+  SELECT x.trace_id, x.device, x.step,  -- that runs into it
+         sum(coalesce(x.inside ->> 0, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comm, 0)) AS comm_ns,
+         sum(coalesce(x.inside ->> 1, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comp, 0)) AS compute_ns,
+         sum(coalesce(x.inside ->> 2, 0) + coalesce(min(g.ts + g.dur, x.w_end) - x.w_ts, 0)) AS all_ns
+  FROM wd AS x
+  LEFT JOIN gpu_segments AS g
+    ON g.trace_id = x.trace_id AND g.ts = x.prev_ts AND g.device IS x.device AND g.ts + g.dur > x.w_ts
+  LEFT JOIN sets AS s ON s.name_ids = g.name_ids
+  GROUP BY x.trace_id, x.device, x.step
+),
+crows AS (                            -- communication ops (k = 2) and, on every device of the trace,
+  SELECT trace_id, device, ts AS t, 2 AS k, 0 AS d_step FROM ops WHERE NOT comp  -- window closes
+  UNION ALL                                                                       -- (k = 0) and
+  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k,           -- opens (k = 1)
          (2 * e.k - 1) * (w.step + 1)
   FROM win AS w
   JOIN devs AS d ON d.trace_id = w.trace_id
   CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
-  UNION ALL                           -- and one empty row per device outside every window (k = 3), so
-  SELECT trace_id, device, NULL, 3, NULL, NULL, 0 FROM devs   -- that the outside group exists
 ),
-run0 AS (                             -- per row, over the rows before it in (t, k) order: the furthest
-  SELECT trace_id, device, t, k, end_ts, comp,   -- end of an earlier op of each set, and the window
-         -- the row counts for: a close counts for the window it closes; -1: none
-         coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step,
-         max(CASE WHEN comp THEN end_ts END) OVER w AS m_comp,
-         max(CASE WHEN NOT comp THEN end_ts END) OVER w AS m_comm
-  FROM rows_
-  WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-run AS (                              -- both sets: the later of the two
-  SELECT *, max(coalesce(m_comp, m_comm), coalesce(m_comm, m_comp)) AS m_all FROM run0
-),
-parts AS (                            -- per window (-1: outside): the new union pieces of its ops (p_*)
-  SELECT trace_id, device, step,      -- and, at its open (+) and close (-), what the union already
-         coalesce(sum(CASE WHEN k = 2 THEN max(end_ts - max(t, coalesce(m_all, t)), 0) END), 0) AS p_all,
-         coalesce(sum(CASE WHEN k = 2 AND comp THEN max(end_ts - max(t, coalesce(m_comp, t)), 0) END), 0) AS p_comp,
-         coalesce(sum(CASE WHEN k = 2 AND NOT comp THEN max(end_ts - max(t, coalesce(m_comm, t)), 0) END), 0) AS p_comm,
-         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_all - t, 0) END), 0) AS c_all,   -- covers
-         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_comp - t, 0) END), 0) AS c_comp, -- past it
-         coalesce(sum(CASE WHEN k < 2 THEN (2 * k - 1) * max(m_comm - t, 0) END), 0) AS c_comm,
-         coalesce(sum(NOT comp), 0) AS comm_ops
-  FROM run
+cops AS MATERIALIZED (                -- per window (-1: outside): communication ops that start in it
+  SELECT trace_id, device, step, sum(k = 2) AS comm_ops
+  FROM (SELECT trace_id, device, k,   -- the window a row counts for: a close counts for the window
+               coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step  -- it closes; -1: none
+          FROM crows
+        WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
   GROUP BY trace_id, device, step
 ),
-agg AS (                              -- windows: pieces + corrections; outside: the rest of the whole
-  SELECT trace_id, device, CASE WHEN step >= 0 THEN step END AS step,
-         CASE WHEN step >= 0 THEN p_comm + c_comm
-              ELSE sum(p_comm) OVER d - sum(p_comm + c_comm) OVER d + p_comm + c_comm END AS comm_ns,
-         CASE WHEN step >= 0 THEN p_comp + c_comp
-              ELSE sum(p_comp) OVER d - sum(p_comp + c_comp) OVER d + p_comp + c_comp END AS compute_ns,
-         CASE WHEN step >= 0 THEN p_all + c_all
-              ELSE sum(p_all) OVER d - sum(p_all + c_all) OVER d + p_all + c_all END AS all_ns,
-         comm_ops
-  FROM parts
-  WINDOW d AS (PARTITION BY trace_id, device)
+agg AS (                              -- windows; outside: the whole minus the windows
+  SELECT w.trace_id, d.device, w.step,
+         coalesce(s.comm_ns, 0) AS comm_ns, coalesce(s.compute_ns, 0) AS compute_ns,
+         coalesce(s.all_ns, 0) AS all_ns, coalesce(c.comm_ops, 0) AS comm_ops
+  FROM (SELECT DISTINCT trace_id, step FROM win) AS w   -- (a step number twice: one row)
+  JOIN devs AS d ON d.trace_id = w.trace_id
+  LEFT JOIN sums AS s ON s.trace_id = w.trace_id AND s.device IS d.device AND s.step = w.step
+  LEFT JOIN cops AS c ON c.trace_id = w.trace_id AND c.device IS d.device AND c.step = w.step
+  UNION ALL
+  SELECT trace_id, device, NULL,
+         whole ->> 0 - coalesce((SELECT sum(comm_ns) FROM sums AS x
+                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         whole ->> 1 - coalesce((SELECT sum(compute_ns) FROM sums AS x
+                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         whole ->> 2 - coalesce((SELECT sum(all_ns) FROM sums AS x
+                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         coalesce((SELECT c.comm_ops FROM cops AS c
+                    WHERE c.trace_id = o.trace_id AND c.device IS o.device AND c.step = -1), 0)
+  FROM (SELECT d.*,                   -- the whole of each device: one scan of its trace's pieces
+               (SELECT json_array(coalesce(sum(g.dur * s.comm), 0), coalesce(sum(g.dur * s.comp), 0),
+                                  coalesce(sum(g.dur), 0))
+                  FROM gpu_segments AS g
+                  CROSS JOIN sets AS s ON s.name_ids = g.name_ids
+                 WHERE g.trace_id = d.trace_id AND g.device IS d.device) AS whole
+          FROM devs AS d) AS o
 )
 SELECT
   a.trace_id,

@@ -40,7 +40,7 @@ ops AS (                              -- GPU ops with their group; prev_end = ru
          max(o.gpu_ts + o.gpu_dur) OVER (                        -- the same device
            PARTITION BY g.gid, o.trace_id, o.device ORDER BY o.gpu_ts, o.gpu_event_id
            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM op_kernel_links AS o
+  FROM op_kernel_links AS o NOT INDEXED  -- (a plain scan: through an index, each row would be a seek)
   CROSS JOIN grp AS g                 -- scan the GPU ops once, look their group up by name id
   WHERE g.name_id = o.name_id AND g.name IS NOT NULL
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)

@@ -38,7 +38,7 @@ l AS (                                -- one row per GPU op with a launch, with 
     k.gpu_ts - k.launch_ts AS s2s,
     max(k.launch_ts + k.launch_dur, k.gpu_ts + k.gpu_dur) - k.launch_ts AS total
   FROM op_kernel_links AS k
-  JOIN nm ON nm.id = k.name_id
+  CROSS JOIN nm ON nm.id = k.name_id  -- (the ops scanned once, their name number looked up)
   JOIN events AS lc ON lc.id = k.launch_event_id
   WHERE k.launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)

@@ -32,7 +32,7 @@ WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (vie
 devs AS MATERIALIZED (                -- the devices of the trace's GPU ops (with a known duration)
   SELECT DISTINCT o.trace_id, o.device
   FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
-  JOIN names AS n ON n.name_id = o.name_id
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
   WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
 sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
@@ -63,35 +63,38 @@ win1 AS (
 win AS MATERIALIZED (
   SELECT trace_id, step, cpu_ts, cpu_dur, gpu_ops, w_ts, max(end_w, w_ts) AS w_end FROM win1
 ),
-pieces AS (                           -- each piece's part inside a window that holds time: the pieces
-  SELECT w.trace_id, w.step, g.device,   -- that start in it (a key range) ...
-         min(g.ts + g.dur, w.w_end) - g.ts AS ov, g.name_ids
-  FROM win AS w
-  CROSS JOIN gpu_segments AS g ON g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
-  WHERE w.w_end > w.w_ts
-  UNION ALL
-  SELECT w.trace_id, w.step, d.device,   -- ... and, per device, the last piece that starts before it,
-         min(g.ts + g.dur, w.w_end) - w.w_ts, g.name_ids  -- when it runs into it
+wd AS MATERIALIZED (                  -- each window that holds time on each device: the time of
+  SELECT w.trace_id, w.step, w.w_ts, w.w_end, d.device,  -- the pieces that start in it (a key range,
+         (SELECT json_array(sum(min(g.ts + g.dur, w.w_end) - g.ts),  -- one scan per window, no sort)
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.k),
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.m),
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comm),
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comp),
+                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.cc))
+            FROM gpu_segments AS g
+            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
+           WHERE g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
+             AND g.device IS d.device) AS inside,
+         (SELECT x.ts FROM gpu_segments AS x  -- and the last piece that starts before it
+           WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
+           ORDER BY x.ts DESC LIMIT 1) AS prev_ts
   FROM win AS w
   JOIN devs AS d ON d.trace_id = w.trace_id
-  CROSS JOIN gpu_segments AS g
-    ON g.trace_id = w.trace_id AND g.device IS d.device
-   AND g.ts = (SELECT x.ts FROM gpu_segments AS x
-                WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
-                ORDER BY x.ts DESC LIMIT 1)
-  WHERE w.w_end > w.w_ts AND g.ts + g.dur > w.w_ts
+  WHERE w.w_end > w.w_ts
 ),
-agg AS (                              -- per window and device: each set's time
-  SELECT p.trace_id, p.device, p.step,
-         sum(p.ov) AS busy_ns,
-         sum(p.ov * s.k) AS kernel_ns,
-         sum(p.ov * s.m) AS memcpy_ns,
-         sum(p.ov * s.comm) AS comm_ns,
-         sum(p.ov * s.comp) AS compute_ns,
-         sum(p.ov * s.cc) AS cc_ns
-  FROM pieces AS p
-  CROSS JOIN sets AS s ON s.name_ids = p.name_ids
-  GROUP BY p.trace_id, p.device, p.step
+agg AS (                              -- per window and device: each set's time, with the part of that
+  SELECT x.trace_id, x.device, x.step,  -- last piece that runs into the window
+         sum(coalesce(x.inside ->> 0, 0) + coalesce(min(g.ts + g.dur, x.w_end) - x.w_ts, 0)) AS busy_ns,
+         sum(coalesce(x.inside ->> 1, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.k, 0)) AS kernel_ns,
+         sum(coalesce(x.inside ->> 2, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.m, 0)) AS memcpy_ns,
+         sum(coalesce(x.inside ->> 3, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comm, 0)) AS comm_ns,
+         sum(coalesce(x.inside ->> 4, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comp, 0)) AS compute_ns,
+         sum(coalesce(x.inside ->> 5, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.cc, 0)) AS cc_ns
+  FROM wd AS x
+  LEFT JOIN gpu_segments AS g
+    ON g.trace_id = x.trace_id AND g.ts = x.prev_ts AND g.device IS x.device AND g.ts + g.dur > x.w_ts
+  LEFT JOIN sets AS s ON s.name_ids = g.name_ids
+  GROUP BY x.trace_id, x.device, x.step
 )
 SELECT
   w.trace_id,

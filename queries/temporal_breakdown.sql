@@ -38,7 +38,7 @@ tl_span AS (                          -- tracelens: per device, first start to l
   SELECT o.trace_id, o.device,
          max(max(o.gpu_ts), max(o.gpu_ts + o.gpu_dur)) - min(min(o.gpu_ts), min(o.gpu_ts + o.gpu_dur)) AS span_ns
   FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
-  JOIN names AS n ON n.name_id = o.name_id
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
   WHERE coalesce(:variant, 'tracelens') <> 'hta'
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   GROUP BY o.trace_id, o.device
@@ -67,7 +67,7 @@ ops AS (                              -- hta: all GPU ops of the trace, devices 
          o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,
          n.bucket
   FROM op_kernel_links AS o
-  JOIN names AS n ON n.name_id = o.name_id
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
   WHERE coalesce(:variant, 'tracelens') = 'hta'
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   UNION ALL
