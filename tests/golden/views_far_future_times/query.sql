@@ -40,3 +40,10 @@ JOIN traces AS t ON t.id = s.trace_id
 JOIN events AS p ON p.id = s.prev_event_id
 JOIN events AS n ON n.id = s.next_event_id
 ORDER BY s.device, s.stream, s.ts;
+
+-- gpu_segments, made by its SQL here too: no two kernels of a device overlap, so one piece per
+-- kernel, named by its own name id (gpu_op_names: d0k1..d0k4 1-4, d1k1 5, d1k2 6); seq in (device,
+-- ts) order: device 0's four pieces 1-4, device 1's 5-6.
+SELECT g.ts - t.base_time_ns AS ts, g.seq, g.device, g.dur, g.name_ids
+FROM gpu_segments AS g JOIN traces AS t ON t.id = g.trace_id
+ORDER BY g.trace_id, g.ts, g.seq;
