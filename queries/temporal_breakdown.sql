@@ -37,8 +37,8 @@ WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from it
 tl_span AS (                          -- tracelens: per device, first start to last end of its ops
   SELECT o.trace_id, o.device,
          max(max(o.gpu_ts), max(o.gpu_ts + o.gpu_dur)) - min(min(o.gpu_ts), min(o.gpu_ts + o.gpu_dur)) AS span_ns
-  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
-  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
+  FROM op_kernel_links AS o NOT INDEXED  -- GPU ops, by name id: no names read; scanned once (not
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- through an index: a seek per row), names looked up
   WHERE coalesce(:variant, 'tracelens') <> 'hta'
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   GROUP BY o.trace_id, o.device
