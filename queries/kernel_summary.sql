@@ -23,13 +23,13 @@
 -- (it is at most range / sqrt(2)), and iterate x <- (x + v/x) / 2 while x decreases.
 -- How it is computed: from op_kernel_links (one compact row per GPU op, with its device and the
 -- number of its name, gpu_op_names.id), never from the wide events rows, in the order of its index
--- op_kernel_links_name_dur (name number, duration): one pass grouped by name number for the counts,
+-- op_kernel_links_kernel_dur (name number, duration): one pass grouped by name number for the counts,
 -- sums and extremes, one with running frames for the median and the sum of squared deviations
 -- (added in duration order); neither sorts.
 WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as in gpu_ops: args, else
   SELECT l.name_id AS nid, l.gpu_dur AS dur   -- the pid)
   FROM op_kernel_links AS l
-  WHERE l.name_id IN (SELECT id FROM gpu_op_names WHERE kind = 'kernel') AND l.gpu_dur IS NOT NULL
+  WHERE l.gpu_kind = 'kernel' AND l.gpu_dur IS NOT NULL
     AND (:trace_id IS NULL OR l.trace_id = :trace_id)
     AND (:device IS NULL OR l.device = :device)
 ),

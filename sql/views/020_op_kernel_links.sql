@@ -55,4 +55,4 @@ LEFT JOIN events AS l ON l.id = g.launch_id;
 -- @index CREATE INDEX op_kernel_links_launch ON op_kernel_links(launch_event_id);
 -- @index CREATE INDEX op_kernel_links_launch_thread_ts ON op_kernel_links(launch_thread_id, launch_ts);
 -- @index CREATE INDEX op_kernel_links_op ON op_kernel_links(op_event_id);
--- @index CREATE INDEX op_kernel_links_name_dur ON op_kernel_links(name_id, gpu_dur, trace_id, device);
+-- @index CREATE INDEX op_kernel_links_kernel_dur ON op_kernel_links(name_id, gpu_dur, trace_id, device) WHERE gpu_kind = 'kernel' AND gpu_dur IS NOT NULL;
