@@ -15,6 +15,8 @@
 --   busy_ns                      union of the row's GPU op intervals per (trace, device), summed over
 --                                devices: the time at least one of them ran (HTA's per-type time,
 --                                before its overlap split)
+-- How: counts and sums per name id (op_kernel_links); busy_ns from gpu_segments, each device's busy
+-- time cut into pieces by the names running: a piece counts once for every group among its names.
 WITH names AS MATERIALIZED (          -- every (name, kind) in scope, numbered, with its rule
   SELECT n.id AS name_id, n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
          (SELECT r.id FROM kernel_class_rules AS r
@@ -35,24 +37,36 @@ grp AS MATERIALIZED (                 -- ... numbered: gid (one integer to parti
   SELECT g.*, nm.name_id, nm.name, nm.kind, dense_rank() OVER (ORDER BY g.class, g.rule_id, g.gkey) AS gid
   FROM grp0 AS g JOIN names AS nm ON nm.nid = g.nid
 ),
-ops AS (                              -- GPU ops with their group; prev_end = running max end of the
-  SELECT g.gid, o.gpu_ts AS ts, o.gpu_ts + o.gpu_dur AS end_ts,  -- earlier ops of the same group on
-         max(o.gpu_ts + o.gpu_dur) OVER (                        -- the same device
-           PARTITION BY g.gid, o.trace_id, o.device ORDER BY o.gpu_ts, o.gpu_event_id
-           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+tot AS (                              -- per name id: its timed GPU ops and their summed durations
+  SELECT o.name_id, count(*) AS n,
+         sum(o.gpu_ts + o.gpu_dur - o.gpu_ts) AS t  -- (end - start: NULL without a start)
   FROM op_kernel_links AS o NOT INDEXED  -- (a plain scan: through an index, each row would be a seek)
-  CROSS JOIN grp AS g                 -- scan the GPU ops once, look their group up by name id
-  WHERE g.name_id = o.name_id AND g.name IS NOT NULL
-    AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  GROUP BY o.name_id
+),
+busy AS (                             -- busy time per combination of names that run together (a
+  SELECT name_ids, sum(dur) AS dur    -- piece of gpu_segments: each device's busy time cut at every
+  FROM gpu_segments                   -- op start and end)
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
+  GROUP BY name_ids
+),
+busy_gid AS (                         -- each combination counts once for every group among its names
+  SELECT DISTINCT b.name_ids, g.gid, b.dur
+  FROM busy AS b
+  CROSS JOIN json_each('[' || b.name_ids || ']') AS j
+  JOIN grp AS g ON g.name_id = j.value
+  WHERE g.name IS NOT NULL
 ),
 per_gid AS (
-  SELECT gid,
-         count(*) AS gpu_ops,
-         sum(end_ts - ts) AS total_ns,
-         -- union length: each op adds the part of it that lies beyond every earlier op's end
-         sum(max(0, end_ts - max(ts, coalesce(prev_end, ts)))) AS busy_ns
-  FROM ops
-  GROUP BY gid
+  SELECT g.gid,
+         sum(t.n) AS gpu_ops,
+         sum(t.t) AS total_ns,
+         -- the union of the group's ops, per device, summed: the pieces in which one of them runs
+         coalesce((SELECT sum(b.dur) FROM busy_gid AS b WHERE b.gid = g.gid), 0) AS busy_ns
+  FROM grp AS g
+  JOIN tot AS t ON t.name_id = g.name_id
+  WHERE g.name IS NOT NULL
+  GROUP BY g.gid
 ),
 agg AS (
   SELECT g.class, g.rule_id, g.gkey, g.names, p.gpu_ops, p.total_ns, p.busy_ns
