@@ -34,7 +34,7 @@ span AS (                             -- the device's span, and its idle total (
         WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
         GROUP BY trace_id, device) AS s
 ),
-edges AS (                            -- the histogram edges, positive and distinct
+edges AS MATERIALIZED (               -- the histogram edges, positive and distinct (parsed once)
   SELECT DISTINCT CAST(value AS INTEGER) AS edge
   FROM json_each('[' || coalesce(:thresholds, '1000,10000,100000,1000000') || ']')
   WHERE CAST(value AS INTEGER) > 0
