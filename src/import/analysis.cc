@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "import/builder.h"
@@ -233,17 +234,14 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   };
   if (w.gpu_segments) {
     // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
-    // the distinct names running throughout it. seq numbers the pieces in (device, ts) order; rows
-    // go in in (ts, seq) order, the table's primary key.
+    // the distinct names running throughout it. Rows go out as found: seq counts them in (device,
+    // ts) order, the order of the table's key (trace_id, ts, seq) when the trace has one device.
+    // The names text of a piece is interned (a few distinct sets): RowWriter keeps views of it.
     struct Edge {
       int64_t t;
       uint32_t name;
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
-    };
-    struct Piece {
-      int64_t ts, seq, device, dur;
-      std::string names;
     };
     std::vector<const Op*> timed;
     for (const Op& o : ops) {
@@ -251,9 +249,12 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     }
     std::stable_sort(timed.begin(), timed.end(),
                      [&](const Op* a, const Op* b) { return null_first_less(a->device, b->device); });
-    std::vector<Piece> pieces;
+    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
+    std::unordered_set<std::string> name_sets;
+    std::string names;
     std::vector<Edge> edges;
     std::vector<std::pair<uint32_t, int>> active;  // (name id, ops running), by name id
+    int64_t seq = 0;
     for (size_t b = 0; b < timed.size();) {
       size_t e = b;
       while (e < timed.size() && timed[e]->device == timed[b]->device) ++e;
@@ -267,12 +268,14 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       for (size_t k = 0; k < edges.size();) {
         int64_t t = edges[k].t;
         if (k > 0 && !active.empty()) {
-          Piece p{edges[k - 1].t, static_cast<int64_t>(pieces.size()) + 1, timed[b]->device, t - edges[k - 1].t, {}};
+          names.clear();
           for (const auto& [name, count] : active) {
-            if (!p.names.empty()) p.names += ',';
-            p.names += std::to_string(name);
+            if (!names.empty()) names += ',';
+            names += std::to_string(name);
           }
-          pieces.push_back(std::move(p));
+          const std::string& text = *name_sets.insert(names).first;
+          out.Int(w.trace_id).Int(edges[k - 1].t).Int(++seq).Opt(timed[b]->device).Int(t - edges[k - 1].t).Text(text);
+          out.EndRow();
         }
         for (; k < edges.size() && edges[k].t == t; ++k) {
           auto it = std::lower_bound(active.begin(), active.end(), std::pair<uint32_t, int>(edges[k].name, INT32_MIN));
@@ -281,13 +284,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
         }
       }
       b = e;
-    }
-    std::sort(pieces.begin(), pieces.end(),
-              [](const Piece& a, const Piece& b) { return a.ts != b.ts ? a.ts < b.ts : a.seq < b.seq; });
-    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
-    for (const Piece& p : pieces) {
-      out.Int(w.trace_id).Int(p.ts).Int(p.seq).Opt(p.device).Int(p.dur).Text(p.names);
-      out.EndRow();
     }
     out.Finish();
   }
