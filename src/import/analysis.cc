@@ -274,7 +274,8 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
             names += std::to_string(name);
           }
           const std::string& text = *name_sets.insert(names).first;
-          out.Int(w.trace_id).Int(edges[k - 1].t).Int(++seq).Opt(timed[b]->device).Int(t - edges[k - 1].t).Text(text);
+          int64_t from = edges[k - 1].t;  // the previous cut: every edge there has been applied
+          out.Int(w.trace_id).Int(from).Int(++seq).Opt(timed[b]->device).Int(t - from).Text(text);
           out.EndRow();
         }
         for (; k < edges.size() && edges[k].t == t; ++k) {
