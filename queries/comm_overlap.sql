@@ -20,9 +20,8 @@
 -- Method: gpu_segments cuts each device's busy time into disjoint pieces during which the same op
 -- names run; a piece counts as communication (compute) when one of its names is of that class. A
 -- window's share is the sum of its pieces clipped to it: those that start inside it (a range of the
--- table's key) plus the one piece per device that starts before it and runs into it: the rows of
--- view step_window_segments, summed here per window while its key range is read (grouping the
--- view's rows would sort all the pieces: 20-25 % slower on 250 k GPU ops). Time outside
+-- table's key) plus the one piece per device that starts before it and runs into it (view
+-- step_window_busy: the time per combination of names in each window). Time outside
 -- every window is the whole minus the windows. Overlap = comm + compute - (comm or compute).
 -- comm_ops: the communication ops in start order with the windows' opens and closes interleaved.
 -- An op with a negative duration occupies no time.
@@ -50,31 +49,15 @@ win AS MATERIALIZED (                 -- the step windows that hold time (view s
   WHERE w_end > w_ts AND coalesce(:per_step, 1) AND (:trace_id IS NULL OR trace_id = :trace_id)
 ),
 devs AS MATERIALIZED (SELECT DISTINCT trace_id, device FROM ops),
-wd AS MATERIALIZED (                  -- each window on each device: its pieces' time (those that
-  SELECT w.trace_id, w.step, w.w_ts, w.w_end, d.device,  -- start in it: a key range, one scan per
-         (SELECT json_array(sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comm),  -- window, no sort)
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comp),
-                            sum(min(g.ts + g.dur, w.w_end) - g.ts))
-            FROM gpu_segments AS g
-            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
-           WHERE g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
-             AND g.device IS d.device) AS inside,
-         (SELECT x.ts FROM gpu_segments AS x  -- and the last piece that starts before it
-           WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
-           ORDER BY x.ts DESC LIMIT 1) AS prev_ts
-  FROM win AS w
-  JOIN devs AS d ON d.trace_id = w.trace_id
-),
-sums AS MATERIALIZED (                -- per window and device, with the part of that last piece
-  SELECT x.trace_id, x.device, x.step,  -- that runs into it
-         sum(coalesce(x.inside ->> 0, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comm, 0)) AS comm_ns,
-         sum(coalesce(x.inside ->> 1, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comp, 0)) AS compute_ns,
-         sum(coalesce(x.inside ->> 2, 0) + coalesce(min(g.ts + g.dur, x.w_end) - x.w_ts, 0)) AS all_ns
-  FROM wd AS x
-  LEFT JOIN gpu_segments AS g
-    ON g.trace_id = x.trace_id AND g.ts = x.prev_ts AND g.device IS x.device AND g.ts + g.dur > x.w_ts
-  LEFT JOIN sets AS s ON s.name_ids = g.name_ids
-  GROUP BY x.trace_id, x.device, x.step
+sums AS MATERIALIZED (                -- per window and device: communication, compute, either, from
+  SELECT b.trace_id, b.device, b.step,  -- the time each combination of names ran in the window (view
+         sum(b.ns * s.comm) AS comm_ns,  -- step_window_busy)
+         sum(b.ns * s.comp) AS compute_ns,
+         sum(b.ns) AS all_ns
+  FROM step_window_busy AS b
+  CROSS JOIN sets AS s ON s.name_ids = b.name_ids
+  WHERE coalesce(:per_step, 1) AND (:trace_id IS NULL OR b.trace_id = :trace_id)
+  GROUP BY b.trace_id, b.device, b.step
 ),
 crows AS (                            -- communication ops (k = 2) and, on every device of the trace,
   SELECT trace_id, device, ts AS t, 2 AS k, 0 AS d_step FROM ops WHERE NOT comp  -- window closes

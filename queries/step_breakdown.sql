@@ -21,9 +21,8 @@
 -- names run; a piece counts for a set of ops (all, kernels, memcpys/memsets, communication,
 -- compute, communication or compute) when one of its names is in the set. A window's share of a
 -- set is the sum of its pieces clipped to the window: the pieces that start inside it (a range of
--- the table's key), plus the one piece per device that starts before it and runs into it: the rows
--- of view step_window_segments, summed here per window while its key range is read (grouping the
--- view's rows would sort all the pieces: 20-25 % slower on 250 k GPU ops).
+-- the table's key), plus the one piece per device that starts before it and runs into it (view
+-- step_window_busy: the time per combination of names in each window).
 -- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (view gpu_op_classes):
   SELECT name_id,                     -- 1 kernel, 2 communication, 4 compute
@@ -52,38 +51,18 @@ sets AS MATERIALIZED (                -- per combination of names that run toget
 win AS MATERIALIZED (                 -- the step windows (view step_windows, see the header)
   SELECT * FROM step_windows WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
-wd AS MATERIALIZED (                  -- each window that holds time on each device: the time of
-  SELECT w.trace_id, w.step, w.w_ts, w.w_end, d.device,  -- the pieces that start in it (a key range,
-         (SELECT json_array(sum(min(g.ts + g.dur, w.w_end) - g.ts),  -- one scan per window, no sort)
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.k),
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.m),
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comm),
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.comp),
-                            sum((min(g.ts + g.dur, w.w_end) - g.ts) * s.cc))
-            FROM gpu_segments AS g
-            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
-           WHERE g.trace_id = w.trace_id AND g.ts >= w.w_ts AND g.ts < w.w_end
-             AND g.device IS d.device) AS inside,
-         (SELECT x.ts FROM gpu_segments AS x  -- and the last piece that starts before it
-           WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts AND x.device IS d.device
-           ORDER BY x.ts DESC LIMIT 1) AS prev_ts
-  FROM win AS w
-  JOIN devs AS d ON d.trace_id = w.trace_id
-  WHERE w.w_end > w.w_ts
-),
-agg AS (                              -- per window and device: each set's time, with the part of that
-  SELECT x.trace_id, x.device, x.step,  -- last piece that runs into the window
-         sum(coalesce(x.inside ->> 0, 0) + coalesce(min(g.ts + g.dur, x.w_end) - x.w_ts, 0)) AS busy_ns,
-         sum(coalesce(x.inside ->> 1, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.k, 0)) AS kernel_ns,
-         sum(coalesce(x.inside ->> 2, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.m, 0)) AS memcpy_ns,
-         sum(coalesce(x.inside ->> 3, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comm, 0)) AS comm_ns,
-         sum(coalesce(x.inside ->> 4, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.comp, 0)) AS compute_ns,
-         sum(coalesce(x.inside ->> 5, 0) + coalesce((min(g.ts + g.dur, x.w_end) - x.w_ts) * s.cc, 0)) AS cc_ns
-  FROM wd AS x
-  LEFT JOIN gpu_segments AS g
-    ON g.trace_id = x.trace_id AND g.ts = x.prev_ts AND g.device IS x.device AND g.ts + g.dur > x.w_ts
-  LEFT JOIN sets AS s ON s.name_ids = g.name_ids
-  GROUP BY x.trace_id, x.device, x.step
+agg AS (                              -- per window and device: the time of each set of ops, from the
+  SELECT b.trace_id, b.device, b.step,  -- time each combination of names ran in the window (view
+         sum(b.ns) AS busy_ns,          -- step_window_busy)
+         sum(b.ns * s.k) AS kernel_ns,
+         sum(b.ns * s.m) AS memcpy_ns,
+         sum(b.ns * s.comm) AS comm_ns,
+         sum(b.ns * s.comp) AS compute_ns,
+         sum(b.ns * s.cc) AS cc_ns
+  FROM step_window_busy AS b
+  CROSS JOIN sets AS s ON s.name_ids = b.name_ids
+  WHERE :trace_id IS NULL OR b.trace_id = :trace_id
+  GROUP BY b.trace_id, b.device, b.step
 )
 SELECT
   w.trace_id,
