@@ -28,6 +28,9 @@ top-level baseTimeNanoseconds when present) and re-derives, without tracesql's S
   (d) autograd     every autograd_pairs row: fwd and bwd have equal seq_num in events and equal
                    'Sequence number' in the JSON args; durations and fwd/bwd_gpu_time re-derived from
                    the file; one 'flow' row per bound fwdbwd flow, no 'seq' rows in such a trace.
+  (g) gpu_segments per device, the file's GPU ops that take time (dur > 0) cut at every start and
+                   end: each piece where ops run, with the distinct (name, kind) running throughout
+                   it, must be exactly one gpu_segments row (its name_ids read through gpu_op_names).
   (e) steps        gpu_ts/gpu_end_ts (and gpu_ops) = min start / max end (count) over GPU ops whose
                    launch call (by correlation, else launch flow) starts inside that ProfilerStep#N
                    (host annotation, any thread).
@@ -601,9 +604,46 @@ class Checker(object):
                 self.fail('steps', 'step %r: gpu_ts, gpu_end_ts, gpu_ops = %r, file says %r' % (r[0], got, exp))
         self.stats['steps'] = len(rows)
 
+    # -- (g) ---------------------------------------------------------------------------------------
+    def check_segments(self):
+        kind_of = {'kernel': 'kernel', 'Kernel': 'kernel', 'gpu_memcpy': 'memcpy', 'Memcpy': 'memcpy',
+                   'gpu_memset': 'memset', 'Memset': 'memset'}
+        names = {r[0]: ('' if r[1] is None else r[1], r[2]) for r in self.q('SELECT id, name, kind FROM gpu_op_names')}
+        got = collections.Counter()
+        for dev, ts, dur, ids in self.q('SELECT device, ts, dur, name_ids FROM gpu_segments WHERE trace_id = ?',
+                                        self.tid):
+            got[(dev, ts, dur, tuple(sorted(names.get(int(x), ('?', '?')) for x in ids.split(','))))] += 1
+        per_dev = collections.defaultdict(list)
+        for g in self.t.gpu_ops:
+            if g.dur > 0:
+                per_dev[self.device_of(g)].append(g)
+        want = collections.Counter()
+        for d, ops in per_dev.items():
+            edges = []
+            for g in ops:
+                key = ('' if g.name is None else g.name, kind_of[g.cat])
+                edges += [(g.ts, 1, key), (g.end, -1, key)]
+            edges.sort(key=lambda x: x[0])
+            active, prev, i = collections.Counter(), None, 0
+            while i < len(edges):
+                t = edges[i][0]
+                running = sorted(k for k, c in active.items() if c > 0)
+                if prev is not None and t > prev and running:
+                    want[(d, prev, t - prev, tuple(running))] += 1
+                while i < len(edges) and edges[i][0] == t:
+                    active[edges[i][2]] += edges[i][1]
+                    i += 1
+                prev = t
+        if got != want:
+            self.fail('gpu_segments', '%d rows, the file gives %d pieces; only in the table: %r; only from the file: '
+                      '%r' % (sum(got.values()), sum(want.values()), sorted(got - want, key=repr)[:3],
+                              sorted(want - got, key=repr)[:3]))
+        self.stats['segments'] = sum(got.values())
+
     def run(self):
         self.check_op_kernels()
         self.check_idle_gaps()
+        self.check_segments()
         self.check_autograd()
         self.check_steps()
 
