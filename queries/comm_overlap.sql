@@ -38,9 +38,8 @@ ops AS (                              -- compute and communication ops (GPU ops 
 sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
   SELECT s.name_ids,                  -- gpu_segments): communication, compute, either
          max(NOT n.comp) AS comm, max(n.comp) AS comp
-  FROM (SELECT DISTINCT name_ids FROM gpu_segments WHERE :trace_id IS NULL OR trace_id = :trace_id) AS s
-  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
-  JOIN names AS n ON n.name_id = j.value
+  FROM gpu_name_sets AS s
+  JOIN names AS n ON n.name_id = s.name_id
   GROUP BY s.name_ids
 ),
 win AS MATERIALIZED (                 -- the step windows that hold time (view step_windows, see the

@@ -43,9 +43,8 @@ sets AS MATERIALIZED (                -- per combination of names that run toget
          max((n.bits & 2) > 0) AS comm,
          max((n.bits & 4) > 0) AS comp,
          max((n.bits & 6) > 0) AS cc
-  FROM (SELECT DISTINCT name_ids FROM gpu_segments WHERE :trace_id IS NULL OR trace_id = :trace_id) AS s
-  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
-  JOIN names AS n ON n.name_id = j.value
+  FROM gpu_name_sets AS s
+  JOIN names AS n ON n.name_id = s.name_id
   GROUP BY s.name_ids
 ),
 win AS MATERIALIZED (                 -- the step windows (view step_windows, see the header)

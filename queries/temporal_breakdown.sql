@@ -45,10 +45,9 @@ tl_span AS (                          -- tracelens: per device, first start to l
 ),
 tl_sets AS MATERIALIZED (             -- tracelens: the lowest bucket among each combination of names
   SELECT s.name_ids, min(n.bucket) AS bucket  -- that run together (a piece of gpu_segments)
-  FROM (SELECT DISTINCT name_ids FROM gpu_segments
-         WHERE coalesce(:variant, 'tracelens') <> 'hta' AND (:trace_id IS NULL OR trace_id = :trace_id)) AS s
-  CROSS JOIN json_each('[' || s.name_ids || ']') AS j
-  JOIN names AS n ON n.name_id = j.value
+  FROM gpu_name_sets AS s
+  JOIN names AS n ON n.name_id = s.name_id
+  WHERE coalesce(:variant, 'tracelens') <> 'hta'
   GROUP BY s.name_ids
 ),
 tl_union AS (                         -- tracelens: length of each set's union, per device

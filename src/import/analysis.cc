@@ -232,6 +232,25 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     if (a == kNull || b == kNull) return a == kNull && b != kNull;
     return a < b;
   };
+  // The ops with a start and a duration >= 0, by (device, ts, id): both device sweeps below
+  // (gpu_segments, idle_gaps) walk its device partitions ([b, DeviceEnd(b))).
+  auto op_id = [&](const Op* o) { return id(o->ev); };
+  std::vector<const Op*> all;
+  if (w.gpu_segments || w.idle_gaps) {
+    for (const Op& o : ops) {
+      if (o.ts != kNull && o.dur != kNull && o.dur >= 0) all.push_back(&o);
+    }
+    std::sort(all.begin(), all.end(), [&](const Op* a, const Op* b) {
+      if (a->device != b->device) return null_first_less(a->device, b->device);
+      if (a->ts != b->ts) return a->ts < b->ts;
+      return op_id(a) < op_id(b);
+    });
+  }
+  auto device_end = [&](size_t b) {
+    size_t e = b;
+    while (e < all.size() && all[e]->device == all[b]->device) ++e;
+    return e;
+  };
   if (w.gpu_segments) {
     // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
     // the distinct names running throughout it. Rows go out as found: seq counts them in (device,
@@ -243,25 +262,19 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
     };
-    std::vector<const Op*> timed;
-    for (const Op& o : ops) {
-      if (o.ts != kNull && o.dur != kNull && o.dur > 0) timed.push_back(&o);
-    }
-    std::stable_sort(timed.begin(), timed.end(),
-                     [&](const Op* a, const Op* b) { return null_first_less(a->device, b->device); });
     RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
     std::unordered_set<std::string> name_sets;
     std::string names;
     std::vector<Edge> edges;
     std::vector<std::pair<uint32_t, int>> active;  // (name id, ops running), by name id
     int64_t seq = 0;
-    for (size_t b = 0; b < timed.size();) {
-      size_t e = b;
-      while (e < timed.size() && timed[e]->device == timed[b]->device) ++e;
+    for (size_t b = 0, e; b < all.size(); b = e) {
+      e = device_end(b);
       edges.clear();
       for (size_t j = b; j < e; ++j) {
-        edges.push_back({timed[j]->ts, timed[j]->name_id, 1});
-        edges.push_back({timed[j]->ts + timed[j]->dur, timed[j]->name_id, -1});
+        if (all[j]->dur == 0) continue;  // occupies no time: no cut
+        edges.push_back({all[j]->ts, all[j]->name_id, 1});
+        edges.push_back({all[j]->ts + all[j]->dur, all[j]->name_id, -1});
       }
       std::sort(edges.begin(), edges.end());
       active.clear();
@@ -275,7 +288,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
           }
           const std::string& text = *name_sets.insert(names).first;
           int64_t from = edges[k - 1].t;  // the previous cut: every edge there has been applied
-          out.Int(w.trace_id).Int(from).Int(++seq).Opt(timed[b]->device).Int(t - from).Text(text);
+          out.Int(w.trace_id).Int(from).Int(++seq).Opt(all[b]->device).Int(t - from).Text(text);
           out.EndRow();
         }
         for (; k < edges.size() && edges[k].t == t; ++k) {
@@ -284,7 +297,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
           if ((it->second += edges[k].delta) == 0) active.erase(it);
         }
       }
-      b = e;
     }
     out.Finish();
   }
@@ -397,23 +409,12 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     }
     out.EndRow();
   };
-  // idle_gaps. all_ops: start known and duration >= 0; ops: duration > 0.
-  std::vector<const Op*> all;
-  for (const Op& o : ops) {
-    if (o.ts != kNull && o.dur != kNull && o.dur >= 0) all.push_back(&o);
-  }
-  auto op_id = [&](const Op* o) { return id(o->ev); };
-  std::sort(all.begin(), all.end(), [&](const Op* a, const Op* b) {
-    if (a->device != b->device) return null_first_less(a->device, b->device);
-    if (a->ts != b->ts) return a->ts < b->ts;
-    return op_id(a) < op_id(b);
-  });
+  // idle_gaps, over `all` (the SQL's all_ops: start known and duration >= 0; its ops: duration > 0).
   // Gaps between ops are written as found (device by device, in start order, as the SQL's window
   // yields them); the few edge gaps after all of them, as the SQL's UNION ALL does.
   std::vector<Gap> edge1, edge2;
-  for (size_t b = 0; b < all.size();) {
-    size_t e = b;
-    while (e < all.size() && all[e]->device == all[b]->device) ++e;
+  for (size_t b = 0, e; b < all.size(); b = e) {
+    e = device_end(b);
     int64_t dev = all[b]->device;
     // Window over all ops and over the ops that take time.
     int64_t first_ts = all[b]->ts, last_end = kNull, busy_first = kNull, busy_last = kNull;
@@ -458,7 +459,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       }
       edge2.push_back({dev, busy_last, last_end, op_id(prev), op_id(next), next});
     }
-    b = e;
   }
 
   for (const Gap& g : edge1) put(g);

@@ -26,3 +26,6 @@ SELECT g.trace_id, g.device, sum(g.dur) AS pieces_ns,
 FROM gpu_segments AS g
 GROUP BY g.trace_id, g.device
 ORDER BY g.trace_id, g.device;
+
+-- gpu_name_sets: each distinct name_ids above ('1', '1,2', '2', '5', '1,5'), one row per member.
+SELECT name_ids, name_id FROM gpu_name_sets ORDER BY name_ids, name_id;
