@@ -87,41 +87,42 @@ models_(ns, op, family, i_main, i_bias, i_stride, i_pad, i_dil, i_transposed, i_
 models AS (
   SELECT ns || ':' || ':' || op AS name, models_.* FROM models_
 ),
--- Innermost modelled CPU ops (no modelled op nested inside).
-ops AS MATERIALIZED (
-  SELECT o.id, o.trace_id, o.thread_id, o.name, o.ts, o.dur, o.arg_shape_id, o.arg_values,
-         o.input_shape_id
-  FROM cpu_ops AS o                   -- the cpu_op rows only (event_ranges), not every event
-  WHERE o.name IN (SELECT name FROM models)
-    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
-    AND NOT EXISTS (
-      SELECT 1 FROM events AS d
-      WHERE d.thread_id = o.thread_id
-        AND d.ts >= o.ts AND d.ts < o.ts + o.dur AND d.ts + d.dur <= o.ts + o.dur
-        AND d.depth > o.depth
-        AND d.cat IN ('cpu_op', 'Operator')
-        AND d.name IN (SELECT name FROM models))
-),
--- Their GPU ops: those whose launch call lies inside the op on its thread (op_kernel_links, by its
--- (launch_thread_id, launch_ts) index; no names needed). 'Concrete Inputs' is read only for the
--- models that use it (convolutions, attention); the shape is the integer input_shape_id, its
--- text (2020-21 traces: 'Input dims') is looked up once per group below.
+-- The innermost modelled CPU ops (no modelled op nested inside) and their GPU ops: those whose
+-- launch call lies inside the op on its thread (op_kernel_links, by its (launch_thread_id,
+-- launch_ts) index; no names needed). One row per op, read in id order (so the grouping needs no
+-- sort). 'Concrete Inputs' is read only for the models that use it (convolutions, attention); the
+-- shape is the integer input_shape_id, its text (2020-21 traces: 'Input dims') is looked up once
+-- per group below. (The models are joined per group, not per op.)
 op_rows AS (
   SELECT
     o.id, o.trace_id, o.name, o.input_shape_id,
-    CASE WHEN m.i_stride IS NOT NULL OR m.i_pad IS NOT NULL OR m.i_dil IS NOT NULL
-           OR m.i_transposed IS NOT NULL OR m.i_outpad IS NOT NULL OR m.i_groups IS NOT NULL
-           OR m.i_mask IS NOT NULL OR m.i_causal IS NOT NULL
+    CASE WHEN o.name IN (SELECT name FROM models
+                         WHERE i_stride IS NOT NULL OR i_pad IS NOT NULL OR i_dil IS NOT NULL
+                            OR i_transposed IS NOT NULL OR i_outpad IS NOT NULL
+                            OR i_groups IS NOT NULL OR i_mask IS NOT NULL OR i_causal IS NOT NULL)
       THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
-             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END AS concrete,
+             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs')
+    END AS concrete,
     coalesce(sum(g.gpu_dur), 0) AS gpu_time,
     count(g.gpu_event_id) AS gpu_ops,
     min(g.device) AS device
-  FROM ops AS o
-  JOIN models AS m ON m.name = o.name
+  -- the CPU ops (the cpu_ops view, spelled out: read per trace in id order, grouping needs no sort)
+  FROM event_ranges AS r
+  JOIN events AS o ON o.id BETWEEN r.first_id AND r.last_id
   LEFT JOIN op_kernel_links AS g
     ON g.launch_thread_id = o.thread_id AND g.launch_ts >= o.ts AND g.launch_ts <= o.ts + o.dur
-  GROUP BY o.id
+  WHERE r.kind = 'cpu_op' AND o.name IN (SELECT name FROM models)
+    AND o.cat IN ('cpu_op', 'Operator')
+    AND (:trace_id IS NULL OR r.trace_id = :trace_id)
+    AND NOT EXISTS (
+      SELECT 1 FROM events AS d
+      WHERE d.thread_id = o.thread_id
+        AND d.ts >= o.ts AND d.ts < o.ts + o.dur
+        AND d.depth > o.depth
+        AND d.name IN (SELECT name FROM models)
+        AND d.ts + d.dur <= o.ts + o.dur
+        AND d.cat IN ('cpu_op', 'Operator'))
+  GROUP BY r.trace_id, o.id
 ),
 -- One row per distinct shape (per trace and device), with the model's argument positions:
 -- first per integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').
@@ -129,7 +130,7 @@ by_id AS (
   SELECT r.trace_id, r.name, r.input_shape_id, r.concrete, r.device,
          count(*) AS calls, sum(r.gpu_time) AS gpu_time, sum(r.gpu_ops) AS gpu_ops
   FROM op_rows AS r
-  GROUP BY r.trace_id, r.name, r.input_shape_id, r.concrete, r.device
+  GROUP BY r.input_shape_id, r.device, r.trace_id, r.name, r.concrete
 ),
 shapes AS (
   SELECT
