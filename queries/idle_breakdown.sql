@@ -19,8 +19,8 @@
 --   pct_of_span   idle_ns / (last GPU op end - first GPU op start on the device) x 100
 -- Idle is what idle_gaps says: no kernel, memcpy or memset on any stream of the device, inside
 -- [first op start, last op end]; see docs/schema.md.
-WITH gaps AS (                        -- the gaps in scope (idle_gaps is a small indexed table: read it
-  SELECT g.trace_id, g.device, g.dur, g.cause, g.host_event_id  -- where needed, not materialised)
+WITH gaps AS NOT MATERIALIZED (       -- the gaps in scope (idle_gaps is a small indexed table: read it
+  SELECT g.trace_id, g.device, g.dur, g.cause, g.host_event_id  -- where needed, not copied)
   FROM idle_gaps AS g
   WHERE (:trace_id IS NULL OR g.trace_id = :trace_id)
     AND g.dur >= coalesce(:min_dur, 0)
@@ -47,11 +47,12 @@ buckets AS (                          -- [lo, hi), hi NULL for the last (open) b
 ),
 base AS MATERIALIZED (                -- one pass over the gaps, grouped finely enough for all three
   SELECT g.trace_id, g.device, g.cause, g.host_event_id,  -- breakdowns (host op events are integers:
-         CASE WHEN g.dur >= 0                                -- their names are looked up after)
-              THEN coalesce((SELECT max(e.edge) FROM edges AS e WHERE e.edge <= g.dur), 0) END AS lo,
+         b.lo,                                               -- their names are looked up after)
          count(*) AS gaps, sum(g.dur) AS idle_ns, max(g.dur) AS max_gap_ns
   FROM gaps AS g
-  GROUP BY 1, 2, 3, 4, 5
+  LEFT JOIN buckets AS b              -- the gap's length bucket; none (lo NULL) for a negative length
+    ON g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
+  GROUP BY 4, 2, 3, 5, 1              -- the host op first: most groups differ there (cheaper sort)
 ),
 by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its length
   SELECT trace_id, device, lo, sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns

@@ -57,31 +57,25 @@ WHERE r.kind = 'python_function' AND e.cat = 'python_function';
 -- Allocator events ([memory] instants, cat cpu_instant_event or, in 2021 traces, no cat).
 -- bytes is negative for frees. device_type 0 = CPU, 1 = CUDA (6 seen on ROCm); device_id -1 = CPU.
 -- The values come from memory_args (integers promoted at import); one that is not an integer there
--- is read from the args (key positions looked up once per args shape).
+-- is read from the args (its key looked up in arg_keys only then: coalesce stops at the first non-NULL).
 CREATE VIEW memory_events AS
-WITH mkeys AS (
-  SELECT
-    shape_id,
-    max(CASE WHEN key = 'Bytes' THEN path END) AS p_bytes,
-    max(CASE WHEN key = 'Addr' THEN path END) AS p_addr,
-    max(CASE WHEN key = 'Total Allocated' THEN path END) AS p_alloc,
-    max(CASE WHEN key = 'Total Reserved' THEN path END) AS p_res,
-    max(CASE WHEN key = 'Device Type' THEN path END) AS p_type,
-    max(CASE WHEN key = 'Device Id' THEN path END) AS p_id
-  FROM arg_keys
-  WHERE key IN ('Bytes', 'Addr', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
-  GROUP BY shape_id
-)
 SELECT
   e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ts, e.parent_id, e.cpu_op_id, e.step,
-  coalesce(m.bytes, e.arg_values ->> k.p_bytes) AS bytes,
-  coalesce(m.addr, e.arg_values ->> k.p_addr) AS addr,
-  coalesce(m.total_allocated, e.arg_values ->> k.p_alloc) AS total_allocated,
-  coalesce(m.total_reserved, e.arg_values ->> k.p_res) AS total_reserved,
-  coalesce(m.device_type, e.arg_values ->> k.p_type) AS device_type,
-  coalesce(m.device_id, e.arg_values ->> k.p_id) AS device_id
+  coalesce(m.bytes, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                     WHERE k.key = 'Bytes' AND k.shape_id = e.arg_shape_id)) AS bytes,
+  coalesce(m.addr, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                    WHERE k.key = 'Addr' AND k.shape_id = e.arg_shape_id)) AS addr,
+  coalesce(m.total_allocated, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                               WHERE k.key = 'Total Allocated' AND k.shape_id = e.arg_shape_id))
+    AS total_allocated,
+  coalesce(m.total_reserved, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                              WHERE k.key = 'Total Reserved' AND k.shape_id = e.arg_shape_id))
+    AS total_reserved,
+  coalesce(m.device_type, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                           WHERE k.key = 'Device Type' AND k.shape_id = e.arg_shape_id)) AS device_type,
+  coalesce(m.device_id, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+                         WHERE k.key = 'Device Id' AND k.shape_id = e.arg_shape_id)) AS device_id
 FROM event_ranges AS r
 JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id
 LEFT JOIN memory_args AS m ON m.event_id = e.id
-LEFT JOIN mkeys AS k ON k.shape_id = e.arg_shape_id
 WHERE r.kind = 'memory' AND e.name = '[memory]' AND e.ph IN ('i', 'I');

@@ -8,6 +8,9 @@
 --   210  CPU alloc (device type 0, id -1) inside aten::add
 --   300  the free of the first block, directly inside ProfilerStep#2 (no cpu_op)
 --   600  2021-style: no cat, only Device Type / Device Id / Bytes; outside any slice and step
+--   700  values that are not int64 integers (never seen; not in memory_args, read from the args):
+--        Bytes 2.5 (real), Total Allocated beyond int64 (its digits as text), Total Reserved a
+--        string '12' (text); Device Type / Device Id are integers as usual
 SELECT m.ts, m.tid, p.name AS parent, o.name AS cpu_op, m.step, m.bytes, m.addr, m.total_allocated,
        m.total_reserved, m.device_type, m.device_id, typeof(m.bytes) AS bytes_type
 FROM memory_events AS m
