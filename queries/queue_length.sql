@@ -28,8 +28,36 @@
 --   ts             time of a change (ns)
 --   queue_length   after every change at ts
 --   hold_ns        until the next change on the stream; NULL at the last one
-WITH parts AS MATERIALIZED (
-  -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
+WITH stats AS (
+  -- Per stream, from op_kernel_links.queue (the queue length as each launch call starts, computed
+  -- at import):
+  --   the maximum is reached at a +1 (a -1 lowers q);
+  --   sum of q over all N = 2n changes = 2 x (sum of q over the +1s) - n: with A(p) the +1s among
+  --     the first p changes, q(p) = 2 A(p) - p; sum A(p) over all p counts each +1 once per change
+  --     from it on, N - p + 1, and at a +1 p = 2 A(p) - q(p), so sum q = 2 x sum(q at +1s) - n;
+  --   sum(wait) = sum of q x hold over the changes = time-weighted mean x span;
+  --   span = first .. last change (NULL times left out): the ops' earliest and latest launch or
+  --     start (lo, hi).
+  SELECT trace_id, device, stream,
+         count(*) AS ops,
+         max(queue) AS max_queue,
+         sum(queue) AS sum_q,
+         sum(gpu_ts - launch_ts) AS wait_ns,
+         min(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
+                  ELSE min(launch_ts, gpu_ts) END) AS lo,
+         max(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
+                  ELSE max(launch_ts, gpu_ts) END) AS hi
+  FROM op_kernel_links
+  WHERE launch_event_id IS NOT NULL
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+    AND coalesce(:mode, 'summary') = 'summary'
+  GROUP BY trace_id, device, stream
+),
+parts AS MATERIALIZED (
+  -- Time at or above :max_queue needs the changes themselves, in order: only for the streams whose
+  -- queue reaches it (none with the default 1024 in the traces seen; every stream when
+  -- :max_queue <= 0, as the queue can be negative where a GPU op starts before its launch call).
+  -- They are numbered in output order (pidx). Each gets sort keys of its own, base ..
   -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
   SELECT trace_id, device, stream, t0, stride, ok,
          row_number() OVER o AS pidx,
@@ -38,11 +66,9 @@ WITH parts AS MATERIALIZED (
   FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
                2 * (t.end_ts - t.start_ts + 2) AS stride,
                total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
-        FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
-              WHERE launch_event_id IS NOT NULL
-                AND (:trace_id IS NULL OR trace_id = :trace_id)
-                AND coalesce(:mode, 'summary') = 'summary') AS s
-        JOIN traces AS t ON t.id = s.trace_id)
+        FROM stats AS s
+        JOIN traces AS t ON t.id = s.trace_id
+        WHERE s.max_queue >= coalesce(:max_queue, 1024) OR coalesce(:max_queue, 1024) <= 0)
   WINDOW o AS (ORDER BY trace_id, device, stream)
 ),
 d AS (
@@ -72,54 +98,41 @@ running AS (
   SELECT pidx, delta, rel, wait, g, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
   FROM d
 ),
-per_stream AS (
-  -- Over the +1s (n per stream, N = 2n changes) and the changes that cross :max_queue:
-  --   the maximum is reached at a +1 (a -1 lowers q);
-  --   sum of q over all N changes = 2 x (sum of q over the +1s) - n: with A(p) the +1s among the
-  --     first p changes, q(p) = 2 A(p) - p; sum A(p) over all p counts each +1 once per change from
-  --     it on, N - p + 1, and at a +1 p = 2 A(p) - q(p), so sum q = 2 x sum(q at +1s) - n;
-  --   (the order among equal changes at equal ts changes none of these sums and maxima);
-  --   sum(wait) = sum of q x hold over the changes = time-weighted mean x span;
-  --   span = first .. last change (NULL times left out): the ops' earliest and latest launch or
-  --     start (lo, hi below; a -1 that crosses is a change of the stream too);
-  --   time at or above :max_queue = sum over the crossings of (ts - t0) going below, minus
-  --     (ts - t0) going to or above, t0 the stream's first time (lo), crossings at a NULL time left
-  --     out; t0 cancels out as as many go up as down (q starts and ends at 0), except for those
-  --     left out. Plus the span when 0 is already at or above :max_queue.
+crossings AS (
+  -- Time at or above :max_queue = sum over the crossings of (ts - t0) going below, minus (ts - t0)
+  -- going to or above, t0 the stream's first time (lo), crossings at a NULL time left out; t0
+  -- cancels out as as many go up as down (q starts and ends at 0), except for those left out
+  -- (n_null). Plus the span when 0 is already at or above :max_queue.
   SELECT pidx,
-         sum(delta = 1) AS ops,
-         max(CASE WHEN delta = 1 THEN q END) AS max_queue,
-         sum(CASE WHEN delta = 1 THEN q END) AS sum_q,
-         sum(wait) AS wait_ns,
-         max(coalesce(rel + max(wait, 0), rel, g)) - min(coalesce(rel + min(wait, 0), rel, g)) AS span_ns,
-         coalesce(sum(CASE WHEN (q - delta >= coalesce(:max_queue, 1024))
-                             <> (q >= coalesce(:max_queue, 1024))
-                           THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN -rel ELSE rel END END), 0)
-         - coalesce(min(coalesce(rel + min(wait, 0), rel, g))
-                    * sum(CASE WHEN rel IS NULL AND (q - delta >= coalesce(:max_queue, 1024))
-                                                    <> (q >= coalesce(:max_queue, 1024))
-                               THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN 1 ELSE -1 END END), 0)
-           AS cross_ns
+         coalesce(sum(CASE WHEN q >= coalesce(:max_queue, 1024) THEN -rel ELSE rel END), 0) AS s,
+         sum(CASE WHEN rel IS NULL THEN CASE WHEN q >= coalesce(:max_queue, 1024) THEN 1 ELSE -1 END
+             END) AS n_null
   FROM running
-  WHERE delta = 1 OR (q + 1 >= coalesce(:max_queue, 1024)) <> (q >= coalesce(:max_queue, 1024))
+  WHERE (q - delta >= coalesce(:max_queue, 1024)) <> (q >= coalesce(:max_queue, 1024))
   GROUP BY pidx
+),
+full AS (
+  SELECT s.*,
+         coalesce(c.s, 0) - coalesce((s.lo - p.t0) * c.n_null, 0)
+         + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.hi - s.lo ELSE 0 END AS full_ns
+  FROM stats AS s
+  LEFT JOIN parts AS p ON p.trace_id = s.trace_id AND p.device IS s.device AND p.stream IS s.stream
+  LEFT JOIN crossings AS c ON c.pidx = p.pidx
 )
 SELECT
-  p.trace_id,
-  p.device,
-  p.stream,
-  s.ops,
-  s.max_queue,
-  round(1.0 * s.wait_ns / nullif(s.span_ns, 0), 3) AS avg_queue,
-  round(1.0 * (2 * s.sum_q - s.ops) / (2 * s.ops), 3) AS hta_mean_queue,
-  s.span_ns,
-  s.cross_ns + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.span_ns ELSE 0 END AS full_ns,
-  round(100.0 * (s.cross_ns + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.span_ns ELSE 0 END)
-        / nullif(t.end_ts - t.start_ts, 0), 3) AS full_pct
-FROM per_stream AS s
-JOIN parts AS p ON p.pidx = s.pidx
-JOIN traces AS t ON t.id = p.trace_id
-ORDER BY s.pidx;
+  f.trace_id,
+  f.device,
+  f.stream,
+  f.ops,
+  f.max_queue,
+  round(1.0 * f.wait_ns / nullif(f.hi - f.lo, 0), 3) AS avg_queue,
+  round(1.0 * (2 * f.sum_q - f.ops) / (2 * f.ops), 3) AS hta_mean_queue,
+  f.hi - f.lo AS span_ns,
+  f.full_ns,
+  round(100.0 * f.full_ns / nullif(t.end_ts - t.start_ts, 0), 3) AS full_pct
+FROM full AS f
+JOIN traces AS t ON t.id = f.trace_id
+ORDER BY f.trace_id, f.device, f.stream;
 
 -- Result set 2: the step function. Only the last change at each ts is kept (the earlier ones at
 -- the same ts hold for 0 ns).

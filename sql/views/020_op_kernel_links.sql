@@ -29,6 +29,23 @@ linked AS (
         ORDER BY f.id LIMIT 1)
     ) AS launch_id
   FROM gpu_ops AS g
+),
+-- The queue of each (device, stream): +1 when a launch call starts, -1 when its GPU op starts, in
+-- time order (NULL first; +1 before -1 at one time; then by op id); the running sum at each +1.
+changes AS (
+  SELECT g.trace_id, g.device, g.stream, g.id AS gpu_event_id, l.ts AS t, 1 AS delta
+  FROM linked AS g JOIN events AS l ON l.id = g.launch_id
+  UNION ALL
+  SELECT g.trace_id, g.device, g.stream, g.id, g.ts, -1
+  FROM linked AS g WHERE g.launch_id IS NOT NULL
+),
+queue AS (
+  SELECT gpu_event_id, queue FROM (
+    SELECT gpu_event_id, delta,
+           sum(delta) OVER (PARTITION BY trace_id, device, stream
+                            ORDER BY t, delta DESC, gpu_event_id ROWS UNBOUNDED PRECEDING) AS queue
+    FROM changes)
+  WHERE delta = 1
 )
 SELECT
   g.trace_id,                         -- trace
@@ -47,10 +64,14 @@ SELECT
   l.top_cpu_op_id AS top_op_event_id, -- outermost CPU op enclosing the launch
   coalesce(g.step, l.step) AS step,   -- N of the enclosing ProfilerStep#N (of the launch)
   g.ts - (l.ts + l.dur) AS launch_delay, -- signed: GPU start minus launch-call end (ns)
-  (SELECT n.id FROM gpu_op_names AS n WHERE n.name IS g.name AND n.kind = g.kind) AS name_id
+  (SELECT n.id FROM gpu_op_names AS n WHERE n.name IS g.name AND n.kind = g.kind) AS name_id,
                                       -- gpu_op_names.id of the op's (name, kind)
+  q.queue                             -- GPU ops launched on the op's (device, stream) and not yet
+                                      -- started, this one included, as its launch call starts (see
+                                      -- queue below); NULL without a launch
 FROM linked AS g
-LEFT JOIN events AS l ON l.id = g.launch_id;
+LEFT JOIN events AS l ON l.id = g.launch_id
+LEFT JOIN queue AS q ON q.gpu_event_id = g.id;
 -- @index CREATE UNIQUE INDEX op_kernel_links_gpu ON op_kernel_links(gpu_event_id);
 -- @index CREATE INDEX op_kernel_links_launch ON op_kernel_links(launch_event_id);
 -- @index CREATE INDEX op_kernel_links_launch_thread_ts ON op_kernel_links(launch_thread_id, launch_ts);

@@ -201,12 +201,50 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   }
 
   if (w.op_kernel_links) {
+    // queue: per (device, stream), the GPU ops launched and not yet started, this one included, just
+    // after its launch call starts. A sweep over the changes (+1 at the launch start, -1 at the GPU
+    // start) of the ops with a launch, in the order of the SQL's window: time (NULL first), +1
+    // before -1, op id.
+    std::vector<int64_t> queue(ops.size(), kNull);
+    {
+      struct Change {
+        int64_t device, stream, t;
+        int32_t delta;
+        uint32_t op;  // index in ops
+      };
+      std::vector<Change> changes;
+      for (uint32_t k = 0; k < ops.size(); ++k) {
+        const Op& o = ops[k];
+        if (o.launch < 0) continue;
+        changes.push_back({o.device, o.stream, ts_of(static_cast<uint32_t>(o.launch)), 1, k});
+        changes.push_back({o.device, o.stream, o.ts, -1, k});
+      }
+      auto null_first = [](int64_t a, int64_t b) {
+        if (a == kNull || b == kNull) return a == kNull && b != kNull;
+        return a < b;
+      };
+      std::sort(changes.begin(), changes.end(), [&](const Change& a, const Change& b) {
+        if (a.device != b.device) return null_first(a.device, b.device);
+        if (a.stream != b.stream) return null_first(a.stream, b.stream);
+        if (a.t != b.t) return null_first(a.t, b.t);
+        if (a.delta != b.delta) return a.delta > b.delta;
+        return id(ops[a.op].ev) < id(ops[b.op].ev);
+      });
+      int64_t q = 0;
+      for (size_t k = 0; k < changes.size(); ++k) {
+        const Change& c = changes[k];
+        if (k == 0 || c.device != changes[k - 1].device || c.stream != changes[k - 1].stream) q = 0;
+        q += c.delta;
+        if (c.delta > 0) queue[c.op] = q;
+      }
+    }
     RowWriter out(db,
                   "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
                   " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
-                  " launch_delay, name_id)",
-                  17);
-    for (const Op& o : ops) {
+                  " launch_delay, name_id, queue)",
+                  18);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const Op& o = ops[k];
       const EventRec& e = events_[o.ev];
       out.Int(w.trace_id).Int(id(o.ev));
       out.Text(e.kind == kKindKernel ? "kernel" : e.kind == kKindMemcpy ? "memcpy" : "memset");
@@ -221,7 +259,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       } else {
         out.Null().Null().Null().Null().Null().Null().Opt(step).Null();
       }
-      out.Int(o.name_id);
+      out.Int(o.name_id).Opt(queue[k]);
       out.EndRow();
     }
     out.Finish();
