@@ -31,6 +31,12 @@ top-level baseTimeNanoseconds when present) and re-derives, without tracesql's S
   (g) gpu_segments per device, the file's GPU ops that take time (dur > 0) cut at every start and
                    end: each piece where ops run, with the distinct (name, kind) running throughout
                    it, must be exactly one gpu_segments row (its name_ids read through gpu_op_names).
+  (h) queue        op_kernel_links.queue per (device, stream): +1 at each launch call's start (the
+                   file's runtime call of the op's correlation, else its launch flow's source), -1 at
+                   each GPU op's start, +1s first at one time; the running sum at each +1, compared
+                   as (launch start, queue) multisets (ops launched at one time share a start; which
+                   of them gets which value is the table's order by op id). Streams where a GPU op
+                   has launch candidates with different starts are skipped (counted).
   (e) steps        gpu_ts/gpu_end_ts (and gpu_ops) = min start / max end (count) over GPU ops whose
                    launch call (by correlation, else launch flow) starts inside that ProfilerStep#N
                    (host annotation, any thread).
@@ -640,10 +646,50 @@ class Checker(object):
                               sorted(want - got, key=repr)[:3]))
         self.stats['segments'] = sum(got.values())
 
+    # -- (h) ---------------------------------------------------------------------------------------
+    def check_queue(self):
+        got = collections.defaultdict(collections.Counter)
+        for dev, stream, lts, q in self.q('SELECT device, stream, launch_ts, queue FROM op_kernel_links '
+                                          'WHERE trace_id = ? AND launch_event_id IS NOT NULL', self.tid):
+            got[(dev, stream)][(lts, q)] += 1
+        changes = collections.defaultdict(list)
+        ambiguous = set()
+        for g in self.t.gpu_ops:
+            launches = self.file_launch.get(g.key())
+            if not launches:
+                continue
+            stream = as_int(g.arg('stream'))
+            if stream is None and isinstance(g.tid, int):
+                stream = g.tid
+            key = (self.device_of(g), stream)
+            starts = {e.ts for e in launches}
+            if len(starts) != 1:
+                ambiguous.add(key)
+                continue
+            lts = starts.pop()
+            changes[key] += [(lts, 0, 1), (g.ts, 1, -1)]
+        want = collections.defaultdict(collections.Counter)
+        for key, ch in changes.items():
+            q = 0
+            for t, _, delta in sorted(ch):
+                q += delta
+                if delta > 0:
+                    want[key][(t, q)] += 1
+        checked = 0
+        for key in set(got) | set(want):
+            if key in ambiguous:
+                continue
+            checked += 1
+            if got[key] != want[key]:
+                self.fail('queue', 'stream %r: (launch_ts, queue) only in the table %r, only from the file %r'
+                          % (key, sorted(got[key] - want[key])[:3], sorted(want[key] - got[key])[:3]))
+        self.stats['queue_streams'] = '%d(skipped %d)' % (checked, len(ambiguous))
+
     def run(self):
         self.check_op_kernels()
         self.check_idle_gaps()
         self.check_segments()
+        self.check_queue()
         self.check_autograd()
         self.check_steps()
 
