@@ -200,6 +200,12 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     out.Finish();
   }
 
+  // Per-partition orders: NULL device / stream first (SQL's ORDER BY), then by start and id (as
+  // SQL sorts: NULL before any value).
+  auto null_first_less = [](int64_t a, int64_t b) {
+    if (a == kNull || b == kNull) return a == kNull && b != kNull;
+    return a < b;
+  };
   if (w.op_kernel_links) {
     // queue: per (device, stream), the GPU ops launched and not yet started, this one included, just
     // after its launch call starts. A sweep over the changes (+1 at the launch start, -1 at the GPU
@@ -219,14 +225,10 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
         changes.push_back({o.device, o.stream, ts_of(static_cast<uint32_t>(o.launch)), 1, k});
         changes.push_back({o.device, o.stream, o.ts, -1, k});
       }
-      auto null_first = [](int64_t a, int64_t b) {
-        if (a == kNull || b == kNull) return a == kNull && b != kNull;
-        return a < b;
-      };
       std::sort(changes.begin(), changes.end(), [&](const Change& a, const Change& b) {
-        if (a.device != b.device) return null_first(a.device, b.device);
-        if (a.stream != b.stream) return null_first(a.stream, b.stream);
-        if (a.t != b.t) return null_first(a.t, b.t);
+        if (a.device != b.device) return null_first_less(a.device, b.device);
+        if (a.stream != b.stream) return null_first_less(a.stream, b.stream);
+        if (a.t != b.t) return null_first_less(a.t, b.t);
         if (a.delta != b.delta) return a.delta > b.delta;
         return id(ops[a.op].ev) < id(ops[b.op].ev);
       });
@@ -265,11 +267,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     out.Finish();
   }
 
-  // Per-partition orders: NULL device / stream first (SQL's ORDER BY), then by start and id.
-  auto null_first_less = [](int64_t a, int64_t b) {
-    if (a == kNull || b == kNull) return a == kNull && b != kNull;
-    return a < b;
-  };
   // The ops with a start and a duration >= 0, by (device, ts, id): both device sweeps below
   // (gpu_segments, idle_gaps) walk its device partitions ([b, DeviceEnd(b))).
   auto op_id = [&](const Op* o) { return id(o->ev); };
