@@ -83,9 +83,14 @@ models_(ns, op, family, i_main, i_bias, i_stride, i_pad, i_dil, i_transposed, i_
   ('aten', '_flash_attention_backward',                        'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 11),
   ('flash_attn', '_flash_attn_backward',                       'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 11)
 ),
--- Op names are written namespace, op above ('aten', 'mm' = aten::mm).
+-- Op names are written namespace, op above ('aten', 'mm' = aten::mm). uses_concrete: the model
+-- reads 'Concrete Inputs' (stride, padding, ..., the causal flag).
 models AS (
-  SELECT ns || ':' || ':' || op AS name, models_.* FROM models_
+  SELECT ns || ':' || ':' || op AS name, models_.*,
+         i_stride IS NOT NULL OR i_pad IS NOT NULL OR i_dil IS NOT NULL OR i_transposed IS NOT NULL
+           OR i_outpad IS NOT NULL OR i_groups IS NOT NULL OR i_mask IS NOT NULL
+           OR i_causal IS NOT NULL AS uses_concrete
+  FROM models_
 ),
 -- The innermost modelled CPU ops (no modelled op nested inside) and their GPU ops: those whose
 -- launch call lies inside the op on its thread (op_kernel_links, by its (launch_thread_id,
@@ -96,10 +101,7 @@ models AS (
 op_rows AS (
   SELECT
     o.id, o.trace_id, o.name, o.input_shape_id,
-    CASE WHEN o.name IN (SELECT name FROM models
-                         WHERE i_stride IS NOT NULL OR i_pad IS NOT NULL OR i_dil IS NOT NULL
-                            OR i_transposed IS NOT NULL OR i_outpad IS NOT NULL
-                            OR i_groups IS NOT NULL OR i_mask IS NOT NULL OR i_causal IS NOT NULL)
+    CASE WHEN o.name IN (SELECT name FROM models WHERE uses_concrete)
       THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
              WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs')
     END AS concrete,

@@ -75,8 +75,7 @@ d AS (
   -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
   -- order (stream, time with a NULL time first, +1 before -1 at equal times) as one integer, which
   -- sorts fast: base + 2 x (ts - trace start + 1, 0 for NULL) + (1 for a -1); as text in the same
-  -- order where the keys do not fit. The +1 carries the op's time in the queue (wait) and, where
-  -- that is NULL, the GPU op's start (g), relative to the trace start as rel.
+  -- order where the keys do not fit. rel: the change's time relative to the trace start.
   SELECT p.pidx, e.delta,
          CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
          CASE WHEN p.ok
@@ -84,9 +83,7 @@ d AS (
                    + (e.delta < 0)
               ELSE printf('%010d %020d %d', p.pidx,
                           coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0),
-                          e.delta < 0) END AS k,
-         CASE WHEN e.delta = 1 THEN l.gpu_ts - l.launch_ts END AS wait,
-         CASE WHEN e.delta = 1 AND l.launch_ts IS NULL THEN l.gpu_ts - p.t0 END AS g
+                          e.delta < 0) END AS k
   FROM op_kernel_links AS l
   JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
   CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
@@ -95,7 +92,7 @@ d AS (
 running AS (
   -- Queue length q after each change, in k order. Every stream's changes add up to 0, so a running
   -- sum over all streams in turn is each stream's own.
-  SELECT pidx, delta, rel, wait, g, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
+  SELECT pidx, delta, rel, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
   FROM d
 ),
 crossings AS (
