@@ -22,44 +22,35 @@
 -- op_name: the innermost CPU op running when the event (per bucket: the one reaching
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
 WITH
-mem AS MATERIALIZED (                  -- the allocator events (view memory_events) in scope
-  SELECT id, trace_id, ts, cpu_op_id, bytes, total_allocated, total_reserved, device_type, device_id
-  FROM memory_events
-  WHERE (:trace_id IS NULL OR trace_id = :trace_id)
-    AND (:device IS NULL OR device_id = :device)   -- whole devices: the running sums stay the same
-),
--- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
-cum AS MATERIALIZED (                  -- the running sums (only where a total is missing)
-  SELECT id,
-         sum(bytes) OVER (PARTITION BY trace_id, device_type, device_id
-                          ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS allocated
-  FROM mem WHERE total_allocated IS NULL
-),
-alloc AS NOT MATERIALIZED (
-  SELECT m.*,
-         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
-              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
-         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
-  FROM mem AS m
-),
-devs AS MATERIALIZED (                -- the devices (DISTINCT: no sort of the events)
-  SELECT DISTINCT trace_id, device_type, device_id FROM alloc
-),
-dev_scan AS MATERIALIZED (            -- one scan of the events per device (+: no automatic index)
-  SELECT d.*,
-         (SELECT json_array(count(*), min(a.ts), max(a.ts)) FROM alloc AS a
-          WHERE +a.trace_id = d.trace_id AND +a.device_type IS d.device_type
-            AND +a.device_id IS d.device_id) AS st
-  FROM devs AS d
-),
-dev AS MATERIALIZED (                 -- per device: its span, how many buckets (0: per event), k
-  SELECT trace_id, device_type, device_id, st ->> 1 AS t0, st ->> 2 AS t1,
+-- The devices in scope, from memory_devices (their span and size without a pass over the events):
+-- how many buckets (0: one row per event) and k, a number for each.
+dev AS MATERIALIZED (
+  SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1, without_total,
          CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
-              WHEN coalesce(:points, 2000) > 0 AND st ->> 0 > coalesce(:points, 2000)
+              WHEN coalesce(:points, 2000) > 0 AND events > coalesce(:points, 2000)
               THEN coalesce(:points, 2000)
               ELSE 0 END AS nb,
          row_number() OVER () AS k
-  FROM dev_scan
+  FROM memory_devices
+  WHERE (:trace_id IS NULL OR trace_id = :trace_id)
+    AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
+),
+-- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
+cum AS MATERIALIZED (                  -- the running sums (only devices with events lacking a total)
+  SELECT m.id,
+         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
+                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING) AS allocated
+  FROM dev AS d
+  CROSS JOIN memory_events AS m       -- dev first: no scan at all when every event has its total
+  WHERE d.without_total > 0 AND m.total_allocated IS NULL
+    AND +m.trace_id = d.trace_id AND +m.device_type IS d.device_type AND +m.device_id IS d.device_id
+),
+alloc AS NOT MATERIALIZED (
+  SELECT m.id, m.trace_id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, m.device_type, m.device_id,
+         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
+              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
+         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
+  FROM memory_events AS m
 ),
 -- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
 -- last event falls in bucket nb-1).
@@ -104,10 +95,10 @@ rows AS (
     e.trace_id, e.device_type, e.device_id, e.ts, NULL AS end_ts, 1 AS events, e.bytes,
     e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
     e.total_reserved AS reserved_max, e.cpu_op_id AS op_id, e.source, e.id AS sort_id
-  FROM alloc AS e
-  CROSS JOIN dev AS d
-  WHERE +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
-    AND d.nb = 0
+  FROM dev AS d
+  CROSS JOIN alloc AS e               -- dev first: no scan when every device is bucketed
+  WHERE d.nb = 0
+    AND +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
   UNION ALL
   -- One row per non-empty bucket.
   SELECT

@@ -11,6 +11,7 @@
 // and so are autograd_pairs of traces linked by Sequence number.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -93,6 +94,42 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
   auto ts_of = [&](uint32_t i) { return events_[i].ts == kNullTs ? kNull : events_[i].ts + w.base; };
   auto dur_of = [&](uint32_t i) { return events_[i].dur; };
+
+  // memory_devices: per (device_type, device_id) of the [memory] events (the kind is exactly the
+  // memory_events view's filter), their count and span, in the GROUP BY's order. Left to the SQL
+  // when an event lacks an integer device or total: the view then reads the arg's own text.
+  if (w.memory_devices && kind_count_[kKindMemory] > 0) {
+    struct Span {
+      int64_t events = 0, first = kNull, last = kNull;
+    };
+    std::map<std::pair<int64_t, int64_t>, Span> devices;
+    bool exact = true;
+    for (const EventRec& e : events_) {
+      if (e.kind != kKindMemory) continue;
+      int64_t type = PromotedValue(e, kDeviceType), dev = PromotedValue(e, kDeviceId);
+      if (type == kNull || dev == kNull || PromotedValue(e, kTotalAllocated) == kNull) {
+        exact = false;
+        break;
+      }
+      Span& d = devices[{type, dev}];
+      ++d.events;
+      if (e.ts != kNullTs) {
+        int64_t ts = e.ts + w.base;
+        if (d.first == kNull || ts < d.first) d.first = ts;
+        if (d.last == kNull || ts > d.last) d.last = ts;
+      }
+    }
+    if (!exact) {
+      to_sql.push_back("memory_devices");
+    } else {
+      RowWriter out(db, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
+      for (const auto& [key, d] : devices) {
+        out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
+        out.EndRow();
+      }
+      out.Finish();
+    }
+  }
 
   // One row per GPU op (the gpu_ops view: kernels, then memcpys, then memsets, each in file order =
   // id order), with its launch.

@@ -883,6 +883,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.stream_idle_gaps = computed_views.Has("stream_idle_gaps");
     computed.autograd_pairs = computed_views.Has("autograd_pairs");
     computed.gpu_segments = computed_views.Has("gpu_segments");
+    computed.memory_devices = computed_views.Has("memory_devices");
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
