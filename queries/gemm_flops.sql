@@ -120,6 +120,7 @@ op_rows AS (
       SELECT 1 FROM events AS d
       WHERE d.thread_id = o.thread_id
         AND d.ts >= o.ts AND d.ts < o.ts + o.dur
+        AND d.id BETWEEN r.first_id AND r.last_id  -- a CPU op: tested in the index, before the row
         AND d.depth > o.depth
         AND d.name IN (SELECT name FROM models)
         AND d.ts + d.dur <= o.ts + o.dur
