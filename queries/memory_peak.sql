@@ -34,32 +34,31 @@ ev AS NOT MATERIALIZED (
          CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
   FROM mem AS m
 ),
-devs AS MATERIALIZED (                -- the devices (DISTINCT: no sort of the events)
-  SELECT DISTINCT trace_id, device_type, device_id FROM ev
-),
--- Per device, one scan of its events (no sort; +: no automatic index on the events) into a JSON
--- array; the maxima are read from it when they are integers (exact), else scanned for again.
+-- Per device (memory_devices: its events, span, and whether totals are missing), one scan of its
+-- events for the maxima (no sort; +: no automatic index on the events) into a JSON array; they
+-- are read from it when they are integers (exact), else scanned for again.
 dev_scan AS MATERIALIZED (
-  SELECT d.*,
-         (SELECT json_array(count(*), min(e.ts), max(e.ts), min(e.source), max(e.allocated),
-                            max(e.total_reserved),
+  SELECT d.trace_id, d.device_type, d.device_id, d.events, d.first_ts, d.last_ts,
+         CASE WHEN d.without_total > 0 THEN 'cumulative' ELSE 'trace' END AS source,
+         (SELECT json_array(max(e.allocated), max(e.total_reserved),
                             max(typeof(e.allocated) = 'real' OR typeof(e.total_reserved) = 'real'))
           FROM ev AS e
           WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
             AND +e.device_id IS d.device_id) AS st
-  FROM devs AS d
+  FROM memory_devices AS d
+  WHERE :trace_id IS NULL OR d.trace_id = :trace_id
 ),
 per_device AS MATERIALIZED (
-  SELECT d.trace_id, d.device_type, d.device_id, d.st ->> 0 AS events,
-         CASE WHEN d.st ->> 6 THEN (SELECT max(e.allocated) FROM ev AS e
+  SELECT d.trace_id, d.device_type, d.device_id, d.events,
+         CASE WHEN d.st ->> 2 THEN (SELECT max(e.allocated) FROM ev AS e
                                     WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
                                       AND +e.device_id IS d.device_id)
-              ELSE d.st ->> 4 END AS peak_allocated,
-         CASE WHEN d.st ->> 6 THEN (SELECT max(e.total_reserved) FROM ev AS e
+              ELSE d.st ->> 0 END AS peak_allocated,
+         CASE WHEN d.st ->> 2 THEN (SELECT max(e.total_reserved) FROM ev AS e
                                     WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
                                       AND +e.device_id IS d.device_id)
-              ELSE d.st ->> 5 END AS peak_reserved,
-         d.st ->> 1 AS t0, d.st ->> 2 AS t1, d.st ->> 3 AS source
+              ELSE d.st ->> 1 END AS peak_reserved,
+         d.first_ts AS t0, d.last_ts AS t1, d.source
   FROM dev_scan AS d
 ),
 -- The events at the peak, at the first and at the last time (one more scan; few rows).
