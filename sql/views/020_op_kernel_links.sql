@@ -8,8 +8,11 @@
 -- autograd_pairs once per row (as a view that took minutes on a 150 MB trace). The importer computes
 -- its rows (src/import/analysis.cc); this SELECT is their definition, and the tests compare the two.
 -- name_id (gpu_op_names) lets queries classify or group ops without reading their long names.
+-- Stored with gpu_event_id as its rowid (the rows are GPU ops, one each): a lookup by GPU op is one
+-- seek, and every index below carries the GPU op's id.
 -- @materialize always
 -- @computed
+-- @table CREATE TABLE op_kernel_links(trace_id INT, gpu_event_id INTEGER PRIMARY KEY, gpu_kind, gpu_ts INT, gpu_dur INT, device, stream, correlation INT, launch_event_id INT, launch_ts INT, launch_dur INT, launch_thread_id INT, op_event_id INT, top_op_event_id INT, step, launch_delay, name_id, queue);
 CREATE VIEW op_kernel_links AS
 WITH launch_by_corr AS (
   SELECT trace_id, correlation, min(id) AS id
@@ -72,7 +75,6 @@ SELECT
 FROM linked AS g
 LEFT JOIN events AS l ON l.id = g.launch_id
 LEFT JOIN queue AS q ON q.gpu_event_id = g.id;
--- @index CREATE UNIQUE INDEX op_kernel_links_gpu ON op_kernel_links(gpu_event_id);
 -- @index CREATE INDEX op_kernel_links_launch ON op_kernel_links(launch_event_id);
 -- @index CREATE INDEX op_kernel_links_launch_thread_ts ON op_kernel_links(launch_thread_id, launch_ts);
 -- @index CREATE INDEX op_kernel_links_op ON op_kernel_links(op_event_id);
