@@ -104,17 +104,15 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     };
     std::map<std::pair<int64_t, int64_t>, Span> devices;
     bool exact = true;
-    for (const EventRec& e : events_) {
+    for (uint32_t i = 0; i < events_.size(); ++i) {
+      const EventRec& e = events_[i];
       if (e.kind != kKindMemory) continue;
       int64_t type = PromotedValue(e, kDeviceType), dev = PromotedValue(e, kDeviceId);
-      if (type == kNull || dev == kNull || PromotedValue(e, kTotalAllocated) == kNull) {
-        exact = false;
-        break;
-      }
+      exact = type != kNull && dev != kNull && PromotedValue(e, kTotalAllocated) != kNull;
+      if (!exact) break;
       Span& d = devices[{type, dev}];
       ++d.events;
-      if (e.ts != kNullTs) {
-        int64_t ts = e.ts + w.base;
+      if (int64_t ts = ts_of(i); ts != kNull) {
         if (d.first == kNull || ts < d.first) d.first = ts;
         if (d.last == kNull || ts > d.last) d.last = ts;
       }
