@@ -167,9 +167,9 @@ struct RawEvent {
   int64_t promoted[kPromotedCount] = {};
   // Input Dims / Input type: the JSON text of each value (record_shapes), for input_shapes.
   bool has_dims = false, has_types = false;
-  std::string dims, types;
+  std::string_view dims, types;
   // Metadata (M) args.
-  std::string meta_name;
+  std::string_view meta_name;
   bool has_meta_sort = false;
   int64_t meta_sort = 0;
 };

@@ -17,6 +17,8 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -61,8 +63,12 @@ void CheckInterrupted() {
   if (g_interrupted.load()) throw Error("interrupted");
 }
 
-// Bounded single-producer / single-consumer queue of batches.
-using BatchQueue = Channel<Batch>;
+// Batches in file order (seq) from the reader thread to the parse workers.
+struct SeqBatch {
+  uint64_t seq = 0;
+  Batch batch;
+};
+using BatchQueue = Channel<SeqBatch>;
 
 struct Cancelled {};
 
@@ -105,6 +111,80 @@ class StatLog {
  private:
   std::pair<StatId, int64_t> items_[static_cast<int>(StatId::kCount)];
   int n_ = 0;
+};
+
+// Text that must outlive the buffers it was read from: copied into blocks that never move, so the
+// views handed out stay valid until Clear(), which keeps the blocks for the next batch.
+class TextArena {
+ public:
+  std::string_view Keep(std::string_view s) {
+    if (s.empty()) return {};
+    if (blocks_.empty() || blocks_[cur_].size - used_ < s.size()) Grow(s.size());
+    char* p = blocks_[cur_].data.get() + used_;
+    std::memcpy(p, s.data(), s.size());
+    used_ += s.size();
+    return {p, s.size()};
+  }
+  void Clear() {
+    cur_ = 0;
+    used_ = 0;
+  }
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  struct Block {
+    std::unique_ptr<char[]> data;
+    size_t size;
+  };
+  void Grow(size_t need) {
+    // The next kept block that fits, else a new one (a large value gets a block of its own size).
+    while (cur_ + 1 < blocks_.size()) {
+      ++cur_;
+      used_ = 0;
+      if (blocks_[cur_].size >= need) return;
+    }
+    size_t size = std::max(kBlock, need);
+    blocks_.push_back({std::make_unique<char[]>(size), size});
+    cur_ = blocks_.size() - 1;
+    used_ = 0;
+  }
+  std::vector<Block> blocks_;
+  size_t cur_ = 0, used_ = 0;
+};
+
+// A pid, tid or flow id as read: text is interned only when the event is added to the builder.
+struct ParsedId {
+  bool is_text = false;
+  int64_t i = 0;
+  std::string_view text;
+};
+
+// One event as parsed on a worker thread, its text in the batch's arena (see RawEvent).
+struct ParsedEvent {
+  std::string_view ph, cat, name, args, arg_sig, dims, types, meta_name;
+  ParsedId pid, tid, id;
+  int64_t ts = kNullTs, dur = kNullTs, meta_sort = 0;
+  uint32_t promo = 0;  // index in ParsedBatch::promoted of the first promoted value (mask bit order)
+  uint16_t mask = 0;
+  bool has_ph = false, has_cat = false, has_id = false, bp_enclosing = false, has_dims = false, has_types = false,
+       has_meta_sort = false;
+};
+
+// A batch's events, parsed in any order by the workers and added to the builder in file order.
+struct ParsedBatch {
+  uint64_t seq = 0;
+  TextArena arena;
+  std::vector<ParsedEvent> events;
+  std::vector<int64_t> promoted;
+  Stats stats;
+  std::exception_ptr error;  // a malformed event: raised once the events before it are added
+  void Clear() {
+    arena.Clear();
+    events.clear();
+    promoted.clear();
+    stats = Stats{};
+    error = nullptr;
+  }
 };
 
 std::string_view TrimRight(std::string_view s) {
@@ -179,9 +259,10 @@ void SkipValue(simdjson::ondemand::value& v, StatLog& log) {
   }
 }
 
-// Normalises a pid/tid value: integers stay, numeric strings become integers, other text stays.
-IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std::string& scratch) {
-  IdValue out;
+// Normalises a pid/tid value: integers stay, numeric strings become integers, other text stays
+// (kept in the arena, interned when the event is added).
+ParsedId ReadId(simdjson::ondemand::value v, TextArena& arena, StatLog& log, std::string& scratch) {
+  ParsedId out;
   auto t = TypeOf(v);
   if (t == json_type::string) {
     std::string_view s = v.get_string();
@@ -191,7 +272,7 @@ IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std
       return out;
     }
     out.is_text = true;
-    out.text = strings.Intern(s);
+    out.text = arena.Keep(s);
     return out;
   }
   out.is_text = true;
@@ -199,7 +280,7 @@ IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std
     log.Add(StatId::wrong_types);
     scratch.clear();
     AppendValue(v, t, scratch, log);
-    out.text = strings.Intern(scratch);
+    out.text = arena.Keep(scratch);
     return out;
   }
   ScalarKind kind;
@@ -213,7 +294,7 @@ IdValue ReadId(simdjson::ondemand::value v, Interner& strings, StatLog& log, std
     log.Add(StatId::big_integers);
   }
   // Floats, big integers, booleans...: keep the literal text.
-  out.text = strings.Intern(tok);
+  out.text = arena.Keep(tok);
   return out;
 }
 
@@ -262,14 +343,17 @@ int PromotedIndex(std::string_view key) {
 // last value (ArgsDedup).
 class ArgsReader {
  public:
-  void Read(simdjson::ondemand::object obj, RawEvent& e, std::string& out, std::string& sig, StatLog& log) {
+  // promoted: the event's promoted values, indexed by Promoted; text goes to the arena.
+  void Read(simdjson::ondemand::object obj, ParsedEvent& e, int64_t* promoted, TextArena& arena, StatLog& log) {
+    std::string& out = out_;
+    std::string& sig = sig_;
     out.clear();
     sig.clear();
     spans_.clear();
     out.push_back('[');
     e.mask = 0;
     e.has_meta_sort = false;
-    e.meta_name.clear();
+    e.meta_name = {};
     e.has_dims = e.has_types = false;
     size_t dims_at = 0, types_at = 0;  // index + 1 in spans_ of the last Input Dims / Input type
     for (auto field : obj) {
@@ -281,7 +365,7 @@ class ArgsReader {
       sig.append(key);
       simdjson::ondemand::value v = field.value();
       auto t = TypeOf(v);
-      int promoted = PromotedIndex(key);
+      int slot = PromotedIndex(key);
       bool is_meta_name = key == "name" || key == "labels";
       bool is_sort = key == "sort_index";
       bool have_int = false;
@@ -312,39 +396,42 @@ class ArgsReader {
         AppendValue(v, t, out, log);
         if (t == json_type::string && is_meta_name) {
           std::string_view str = v.get_string();
-          e.meta_name.assign(str);
+          e.meta_name = arena.Keep(str);
         }
       }
       // The last occurrence of a key decides (a repeated key overrides an earlier value).
-      if (promoted >= 0) {
+      if (slot >= 0) {
         if (have_int) {
-          e.mask |= static_cast<uint16_t>(1u << promoted);
-          e.promoted[promoted] = iv;
+          e.mask |= static_cast<uint16_t>(1u << slot);
+          promoted[slot] = iv;
         } else {
-          e.mask &= static_cast<uint16_t>(~(1u << promoted));
+          e.mask &= static_cast<uint16_t>(~(1u << slot));
         }
       }
       if (is_sort) {
         e.has_meta_sort = have_int;
         e.meta_sort = iv;
       }
-      if (is_meta_name && t != json_type::string) e.meta_name.clear();
+      if (is_meta_name && t != json_type::string) e.meta_name = {};
       if (key.size() == 10 && (key == "Input Dims" || key == "Input dims")) dims_at = spans_.size() + 1;  // 2020: "Input dims"
       if (key.size() == 10 && key == "Input type") types_at = spans_.size() + 1;
       spans_.push_back({value_start, out.size()});
     }
     out.push_back(']');
+    auto span = [&](size_t at) {
+      return std::string_view(out).substr(spans_[at - 1].first, spans_[at - 1].second - spans_[at - 1].first);
+    };
     if (dims_at) {
       e.has_dims = true;
-      e.dims.assign(out, spans_[dims_at - 1].first, spans_[dims_at - 1].second - spans_[dims_at - 1].first);
+      e.dims = arena.Keep(span(dims_at));
     }
     if (types_at) {
       e.has_types = true;
-      e.types.assign(out, spans_[types_at - 1].first, spans_[types_at - 1].second - spans_[types_at - 1].first);
+      e.types = arena.Keep(span(types_at));
     }
     if (spans_.size() > 1 && HasDuplicateKeys(sig)) Dedup(out, sig, log);
-    e.args = out;
-    e.arg_sig = sig;
+    e.args = arena.Keep(out);
+    e.arg_sig = arena.Keep(sig);
   }
 
  private:
@@ -396,6 +483,7 @@ class ArgsReader {
     sig = std::move(new_sig);
   }
 
+  std::string out_, sig_;                          // the values and keys being read
   std::vector<std::pair<size_t, size_t>> spans_;  // each value's [begin, end) in out
   std::unordered_set<std::string> clean_;         // signatures without repeated keys
   std::string last_clean_;
@@ -418,15 +506,16 @@ int64_t ReadTime(simdjson::ondemand::value v, StatLog& log) {
   return kNullTs;
 }
 
+// Parses batches into ParsedBatch records; one per worker thread (it owns a simdjson parser).
 class EventParser {
  public:
-  EventParser(TraceBuilder& builder, const std::string& path, bool compressed)
-      : builder_(builder), path_(path), where_(compressed ? " of the decompressed JSON" : "") {}
+  EventParser(const std::string& path, bool compressed) : path_(path), where_(compressed ? " of the decompressed JSON" : "") {}
 
-  // Parses every event of the batch into the builder. The whole batch is parsed as one document;
-  // if that fails (a malformed event, invalid UTF-8...), the remaining events are parsed one at a
-  // time, repairing the strings of an event that needs it, so the error names the exact event.
-  void ParseBatch(Batch& batch) {
+  // Parses every event of the batch into out. The whole batch is parsed as one document; if that
+  // fails (a malformed event, invalid UTF-8...), the remaining events are parsed one at a time,
+  // repairing the strings of an event that needs it, so the error names the exact event.
+  void ParseBatch(Batch& batch, ParsedBatch& out) {
+    out_ = &out;
     size_t k = 0, n = batch.event_offsets.size();
     try {
       simdjson::ondemand::document doc = parser_.iterate(batch.text.data(), batch.text.size(), batch.text.capacity());
@@ -434,7 +523,7 @@ class EventParser {
       for (auto element : arr) {
         if (k >= n) break;
         simdjson::ondemand::object obj = element.get_object();
-        ParseEvent(obj, batch.json_offset + batch.event_offsets[k] - 1);
+        ParseEvent(obj);
         ++k;
       }
       if (k == n) return;
@@ -455,12 +544,12 @@ class EventParser {
     }
     std::string text = batch.text.substr(start, end - start);
     int64_t at = batch.json_offset + static_cast<int64_t>(start) - 1;
-    std::string error = ParseOne(text, at);
+    std::string error = ParseOne(text);
     if (error.empty()) return;
     if (RepairJsonStrings(text)) {
-      std::string again = ParseOne(text, at);
+      std::string again = ParseOne(text);
       if (again.empty()) {
-        builder_.stats().Add(StatId::invalid_strings);
+        out_->stats.Add(StatId::invalid_strings);
         return;
       }
       error = again;
@@ -469,12 +558,12 @@ class EventParser {
   }
 
   // Parses one event on its own; returns an error message, empty on success.
-  std::string ParseOne(const std::string& text, int64_t at) {
+  std::string ParseOne(const std::string& text) {
     simdjson::padded_string padded(text);
     try {
       simdjson::ondemand::document doc = alone_.iterate(padded);
       simdjson::ondemand::object obj = doc.get_object();
-      ParseEvent(obj, at);
+      ParseEvent(obj);
       return std::string();
     } catch (const simdjson::simdjson_error& err) {
       log_.Clear();
@@ -485,23 +574,29 @@ class EventParser {
     }
   }
 
-  // The JSON text of a field that should have been a string (kept in `buf`).
-  std::string_view AsText(simdjson::ondemand::value& v, std::optional<json_type> t, std::string& buf) {
+  // The JSON text of a field that should have been a string.
+  std::string_view AsText(simdjson::ondemand::value& v, std::optional<json_type> t) {
     log_.Add(StatId::wrong_types);
-    buf.clear();
+    text_.clear();
     if (t == json_type::object || t == json_type::array) {
-      AppendValue(v, t, buf, log_);
+      AppendValue(v, t, text_, log_);
     } else {
-      buf.assign(CheckedScalar(v, log_));
+      text_.assign(CheckedScalar(v, log_));
     }
-    return buf;
+    return text_;
   }
 
-  void ParseEvent(simdjson::ondemand::object& obj, int64_t offset) {
-    RawEvent e;
+  // A string field (ph, cat, name) kept in the arena, or its JSON text when it is not a string.
+  std::string_view ReadText(simdjson::ondemand::value& v) {
+    auto t = TypeOf(v);
+    return out_->arena.Keep(t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t));
+  }
+
+  void ParseEvent(simdjson::ondemand::object& obj) {
+    ParsedEvent e;
+    int64_t promoted[kPromotedCount];
     StatLog& log = log_;
-    Interner& strings = builder_.strings();
-    bool has_ph = false;
+    TextArena& arena = out_->arena;
     uint32_t seen = 0;  // known keys already read, to count repeats
     auto once = [&](uint32_t bit) {
       if (seen & bit) log.Add(StatId::duplicate_keys);
@@ -514,9 +609,8 @@ class EventParser {
         case 2:
           if (key == "ph") {
             once(1u << 0);
-            auto t = TypeOf(v);
-            e.ph = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, ph_text_);
-            has_ph = true;
+            e.ph = ReadText(v);
+            e.has_ph = true;
             continue;
           }
           if (key == "ts") {
@@ -527,7 +621,7 @@ class EventParser {
           if (key == "id") {
             once(1u << 2);
             e.has_id = true;
-            e.id = ReadId(v, strings, log, scratch_);
+            e.id = ReadId(v, arena, log, text_);
             continue;
           }
           if (key == "bp") {
@@ -550,19 +644,18 @@ class EventParser {
               e.has_cat = false;
               continue;
             }
-            auto t = TypeOf(v);
-            e.cat = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, cat_text_);
+            e.cat = ReadText(v);
             e.has_cat = true;
             continue;
           }
           if (key == "pid") {
             once(1u << 5);
-            e.pid = ReadId(v, strings, log, scratch_);
+            e.pid = ReadId(v, arena, log, text_);
             continue;
           }
           if (key == "tid") {
             once(1u << 6);
-            e.tid = ReadId(v, strings, log, scratch_);
+            e.tid = ReadId(v, arena, log, text_);
             continue;
           }
           if (key == "dur") {
@@ -574,27 +667,25 @@ class EventParser {
         case 4:
           if (key == "name") {
             once(1u << 8);
-            auto t = TypeOf(v);
-            e.name = t == json_type::string ? std::string_view(v.get_string()) : AsText(v, t, name_text_);
+            e.name = ReadText(v);
             continue;
           }
           if (key == "args") {
             once(1u << 9);
             auto t = TypeOf(v);
             if (t == json_type::object) {
-              args_reader_.Read(v.get_object(), e, args_, sig_, log);
+              args_reader_.Read(v.get_object(), e, promoted, arena, log);
             } else {
               // Not an object (never seen in real traces): kept as one arg with an empty key.
-              args_.assign("[");
-              AppendValue(v, t, args_, log);
-              args_.push_back(']');
-              sig_.assign(4, '\0');
-              e.args = args_;
-              e.arg_sig = sig_;
+              text_.assign("[");
+              AppendValue(v, t, text_, log);
+              text_.push_back(']');
+              e.args = arena.Keep(text_);
+              e.arg_sig = arena.Keep(std::string_view("\0\0\0\0", 4));
               e.mask = 0;
               e.has_dims = e.has_types = false;
               e.has_meta_sort = false;
-              e.meta_name.clear();
+              e.meta_name = {};
             }
             continue;
           }
@@ -613,7 +704,6 @@ class EventParser {
       log.Add(StatId::unknown_event_keys);
       SkipValue(v, log);
     }
-    if (!has_ph) e.ph = std::string_view();
     // U+0000 (a \u0000 escape) is stored as is; counted because some SQLite functions stop at it.
     auto has_nul = [](std::string_view t) { return t.find('\0') != std::string_view::npos; };
     if (has_nul(e.name) || has_nul(e.cat) || has_nul(e.ph)) {
@@ -624,19 +714,174 @@ class EventParser {
       e.dur = kNullTs;
       log.Add(StatId::bad_timestamps);
     }
-    builder_.AddEvent(e, offset);
-    log.CommitTo(builder_.stats());
+    e.promo = static_cast<uint32_t>(out_->promoted.size());
+    for (int k = 0; k < kPromotedCount; ++k) {
+      if (e.mask & (1u << k)) out_->promoted.push_back(promoted[k]);
+    }
+    out_->events.push_back(e);
+    log.CommitTo(out_->stats);
   }
 
-  TraceBuilder& builder_;
   const std::string& path_;
   const char* where_;
+  ParsedBatch* out_ = nullptr;
   simdjson::ondemand::parser parser_;
   simdjson::ondemand::parser alone_;  // for the per-event fallback
   StatLog log_;
   ArgsReader args_reader_;
-  std::string args_, sig_, scratch_, ph_text_, cat_text_, name_text_;
+  std::string text_;
 };
+
+// Adds a parsed batch's events to the builder (interning their text), then its counts; raises its
+// error, if any, after the events before it.
+void AddParsed(const ParsedBatch& b, TraceBuilder& builder) {
+  Interner& strings = builder.strings();
+  auto id = [&](const ParsedId& p) {
+    IdValue v;
+    v.is_text = p.is_text;
+    v.i = p.i;
+    if (p.is_text) v.text = strings.Intern(p.text);
+    return v;
+  };
+  RawEvent r;
+  for (const ParsedEvent& e : b.events) {
+    r.ph = e.has_ph ? e.ph : std::string_view();
+    r.cat = e.cat;
+    r.name = e.name;
+    r.has_cat = e.has_cat;
+    r.pid = id(e.pid);
+    r.tid = id(e.tid);
+    r.ts = e.ts;
+    r.dur = e.dur;
+    r.has_id = e.has_id;
+    r.id = e.has_id ? id(e.id) : IdValue{};
+    r.bp_enclosing = e.bp_enclosing;
+    r.args = e.args;
+    r.arg_sig = e.arg_sig;
+    r.mask = e.mask;
+    const int64_t* p = b.promoted.data() + e.promo;
+    for (int k = 0; k < kPromotedCount; ++k) {
+      if (e.mask & (1u << k)) r.promoted[k] = *p++;
+    }
+    r.has_dims = e.has_dims;
+    r.has_types = e.has_types;
+    r.dims = e.dims;
+    r.types = e.types;
+    r.meta_name = e.meta_name;
+    r.has_meta_sort = e.has_meta_sort;
+    r.meta_sort = e.meta_sort;
+    builder.AddEvent(r, 0);
+  }
+  Stats& stats = builder.stats();
+  for (int i = 0; i < static_cast<int>(StatId::kCount); ++i) {
+    if (b.stats.set[i]) stats.Add(static_cast<StatId>(i), b.stats.values[i]);
+  }
+  if (b.error) std::rethrow_exception(b.error);
+}
+
+// Parses the batches of `in` on `workers` threads; Next() hands them back in file order. At most
+// kSlots parsed batches exist at once, so the workers stay a few batches ahead of the builder.
+class ParallelParser {
+ public:
+  ParallelParser(BatchQueue& in, const std::string& path, bool compressed, int workers) : in_(in), running_(workers) {
+    for (int i = 0; i < workers; ++i) {
+      threads_.emplace_back([this, &path, compressed] { Work(path, compressed); });
+    }
+  }
+  ~ParallelParser() { Stop(); }
+
+  // The next parsed batch in file order, or nullptr once every batch was handed out (or the
+  // workers stopped: an interrupt, a cancelled queue). Give it back with Recycle().
+  std::unique_ptr<ParsedBatch> Next() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return ready_.count(next_) || running_ == 0; });
+    auto it = ready_.find(next_);
+    if (it == ready_.end()) {
+      if (error_) std::rethrow_exception(error_);
+      return nullptr;
+    }
+    std::unique_ptr<ParsedBatch> b = std::move(it->second);
+    ready_.erase(it);
+    ++next_;
+    return b;
+  }
+  void Recycle(std::unique_ptr<ParsedBatch> b) {
+    b->Clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(b));
+    cv_.notify_all();
+  }
+  // Stops and joins the workers (the queue must be closed or cancelled first, or they finish it).
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      cv_.notify_all();
+    }
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  static constexpr size_t kSlots = 4;
+
+  void Work(const std::string& path, bool compressed) {
+    try {
+      EventParser parser(path, compressed);
+      SeqBatch b;
+      while (in_.Pop(b, [] { return g_interrupted.load(); })) {
+        std::unique_ptr<ParsedBatch> out;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          cv_.wait(lock, [&] { return stop_ || !free_.empty() || slots_ < kSlots; });
+          if (stop_) break;
+          if (!free_.empty()) {
+            out = std::move(free_.back());
+            free_.pop_back();
+          } else {
+            ++slots_;
+            lock.unlock();
+            out = std::make_unique<ParsedBatch>();
+          }
+        }
+        out->seq = b.seq;
+        try {
+          parser.ParseBatch(b.batch, *out);
+        } catch (const Error&) {
+          out->error = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        ready_[out->seq] = std::move(out);
+        cv_.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    cv_.notify_all();
+  }
+
+  BatchQueue& in_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, std::unique_ptr<ParsedBatch>> ready_;
+  std::vector<std::unique_ptr<ParsedBatch>> free_;
+  size_t slots_ = 0;
+  uint64_t next_ = 0;
+  int running_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+};
+
+// Threads that parse batches: the reader thread splits the file at about half the speed one of them
+// parses it, so two keep two cores busy; more help little while the split is one thread.
+int ParseWorkers() {
+  unsigned n = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(n, 1u, 3u));
+}
 
 // Header values: validated and minified (iteratively: no depth limit), strings repaired, repeated
 // keys resolved (the last wins); the few keys tracesql reads are then decoded with the DOM parser.
@@ -902,9 +1147,6 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       // the new array at once, the import's peak.
       builder.Reserve(static_cast<size_t>(std::min<int64_t>(in.file_size() * (in.compressed() ? 8 : 1) / 128,
                                                             int64_t{1} << 31)));
-      // Freed once the events are parsed: simdjson's buffers are not needed while building and
-      // inserting, when the builder's arrays are largest.
-      auto parser = std::make_unique<EventParser>(builder, path, in.compressed());
       Progress progress(options.progress, fs::path(path).filename().string(), in.file_size());
 
       BatchQueue queue(4);
@@ -915,8 +1157,9 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       std::thread reader([&] {
         auto tr = Clock::now();
         try {
+          uint64_t seq = 0;
           split = Splitter::Run(
-              in, [&](Batch&& b) { if (!queue.Push(std::move(b))) throw Cancelled{}; },
+              in, [&](Batch&& b) { if (!queue.Push(SeqBatch{seq++, std::move(b)})) throw Cancelled{}; },
               [&](int64_t done) { progress.Update(done); });
         } catch (const Cancelled&) {
         } catch (...) {
@@ -926,21 +1169,27 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         queue.Close();
         reader_done.store(true);
       });
-      try {
-        Batch batch;
-        while (queue.Pop(batch, [] { return g_interrupted.load(); })) {
+      {
+        // Parsed on worker threads, added here in file order. Destroyed once the events are in:
+        // simdjson's buffers are not needed while building and inserting, when the builder's
+        // arrays are largest.
+        ParallelParser parsers(queue, path, in.compressed(), ParseWorkers());
+        try {
+          while (std::unique_ptr<ParsedBatch> b = parsers.Next()) {
+            CheckInterrupted();
+            AddParsed(*b, builder);
+            parsers.Recycle(std::move(b));
+          }
           CheckInterrupted();
-          parser->ParseBatch(batch);
+        } catch (...) {
+          queue.Cancel();
+          parsers.Stop();
+          JoinReader(reader, reader_done);
+          progress.Clear();
+          throw;
         }
-        CheckInterrupted();
-      } catch (...) {
-        queue.Cancel();
-        JoinReader(reader, reader_done);
-        progress.Clear();
-        throw;
       }
       reader.join();
-      parser.reset();
       progress.Clear();
       if (reader_error) std::rethrow_exception(reader_error);
       summary.stages.read_split += read_seconds;

@@ -51,37 +51,11 @@ size_t ScanString(const char* buf, size_t i, size_t n) {
   return kNeedMore;
 }
 
-size_t ScanValue(const char* buf, size_t i, size_t n) {
-  if (i >= n) return kNeedMore;
-  char c = buf[i];
-  if (c == '"') return ScanString(buf, i, n);
-  if (c != '{' && c != '[') {
-    // Scalar: runs to the next delimiter. At the end of the buffer we cannot know it is complete.
-    size_t p = i;
-    while (p < n && !IsWs(buf[p]) && buf[p] != ',' && buf[p] != '}' && buf[p] != ']') ++p;
-    return p < n ? p : kNeedMore;
-  }
-  size_t depth = 0;
-  size_t p = i;
+namespace {
+
+// The container starting at buf[i] ('{' or '['), scanned one byte at a time.
+size_t ScanContainerScalar(const char* buf, size_t p, size_t n, size_t depth) {
   while (p < n) {
-#if defined(__AVX2__)
-    // Skip 32 bytes at a time to the next quote or bracket.
-    const __m256i q = _mm256_set1_epi8('"'), lb = _mm256_set1_epi8('{'), rb = _mm256_set1_epi8('}'),
-                  ls = _mm256_set1_epi8('['), rs = _mm256_set1_epi8(']');
-    while (p + 32 <= n) {
-      __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(buf + p));
-      __m256i m = _mm256_or_si256(
-          _mm256_or_si256(_mm256_cmpeq_epi8(v, q), _mm256_cmpeq_epi8(v, lb)),
-          _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, rb), _mm256_cmpeq_epi8(v, ls)), _mm256_cmpeq_epi8(v, rs)));
-      uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(m));
-      if (mask) {
-        p += static_cast<size_t>(__builtin_ctz(mask));
-        break;
-      }
-      p += 32;
-    }
-    if (p >= n) break;
-#endif
     unsigned char k = kClass.cls[static_cast<unsigned char>(buf[p])];
     if (k == 0) {
       ++p;
@@ -100,6 +74,104 @@ size_t ScanValue(const char* buf, size_t i, size_t n) {
     ++p;
   }
   return kNeedMore;
+}
+
+#if defined(__AVX2__) && defined(__PCLMUL__)
+// The container starting at buf[i], 64 bytes at a time, as simdjson's stage 1 finds structure: bit
+// masks of quotes, backslashes and brackets; the characters escaped by an odd run of backslashes;
+// the bytes inside strings by a prefix XOR of the unescaped quotes (a carry-less multiply); then
+// only the brackets outside strings are visited to follow the depth.
+class BlockScanner {
+ public:
+  size_t Scan(const char* buf, size_t p, size_t n) {
+    while (p + 64 <= n) {
+      if (size_t end = Block(buf + p); end != kNeedMore) return p + end;
+      p += 64;
+    }
+    if (p == n) return kNeedMore;
+    alignas(32) char tail[64] = {};  // zero bytes are not structural
+    std::memcpy(tail, buf + p, n - p);
+    if (size_t end = Block(tail); end != kNeedMore && end <= n - p) return p + end;
+    return kNeedMore;
+  }
+
+ private:
+  static uint64_t Mask(__m256i lo, __m256i hi, char c) {
+    __m256i v = _mm256_set1_epi8(c);
+    uint64_t a = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, v)));
+    uint64_t b = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, v)));
+    return a | (b << 32);
+  }
+
+  // Characters that follow an odd-length run of backslashes (simdjson's find_odd_backslash_sequences).
+  uint64_t Escaped(uint64_t bs) {
+    constexpr uint64_t kEven = 0x5555555555555555ULL, kOdd = ~kEven;
+    uint64_t start_edges = bs & ~(bs << 1);
+    uint64_t even_start_mask = kEven ^ ends_odd_backslash_;
+    uint64_t even_starts = start_edges & even_start_mask;
+    uint64_t odd_starts = start_edges & ~even_start_mask;
+    uint64_t even_carries = bs + even_starts;
+    uint64_t odd_carries;
+    bool ends_odd = __builtin_add_overflow(bs, odd_starts, &odd_carries);
+    odd_carries |= ends_odd_backslash_;
+    ends_odd_backslash_ = ends_odd ? 1 : 0;
+    uint64_t even_carry_ends = even_carries & ~bs;
+    uint64_t odd_carry_ends = odd_carries & ~bs;
+    return (even_carry_ends & kOdd) | (odd_carry_ends & kEven);
+  }
+
+  // Index one past the bracket that closes the container in this block, or kNeedMore.
+  size_t Block(const char* b) {
+    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    uint64_t quote = Mask(lo, hi, '"');
+    uint64_t bs = Mask(lo, hi, '\\');
+    if (bs != 0 || ends_odd_backslash_ != 0) quote &= ~Escaped(bs);
+    uint64_t in_string =
+        static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<int64_t>(quote)),
+                                                                     _mm_set1_epi8(static_cast<char>(0xFF)), 0))) ^
+        in_string_;
+    in_string_ = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
+    uint64_t open = Mask(lo, hi, '{') | Mask(lo, hi, '[');
+    uint64_t close = Mask(lo, hi, '}') | Mask(lo, hi, ']');
+    uint64_t brackets = (open | close) & ~in_string;
+    while (brackets) {
+      int at = __builtin_ctzll(brackets);
+      if (open >> at & 1) {
+        ++depth_;
+      } else if (--depth_ == 0) {
+        return static_cast<size_t>(at) + 1;
+      }
+      brackets &= brackets - 1;
+    }
+    return kNeedMore;
+  }
+
+  uint64_t ends_odd_backslash_ = 0, in_string_ = 0;
+  size_t depth_ = 0;
+};
+#endif
+
+}  // namespace
+
+size_t ScanValueScalar(const char* buf, size_t i, size_t n) {
+  if (i >= n) return kNeedMore;
+  char c = buf[i];
+  if (c == '"') return ScanString(buf, i, n);
+  if (c != '{' && c != '[') {
+    // Scalar: runs to the next delimiter. At the end of the buffer we cannot know it is complete.
+    size_t p = i;
+    while (p < n && !IsWs(buf[p]) && buf[p] != ',' && buf[p] != '}' && buf[p] != ']') ++p;
+    return p < n ? p : kNeedMore;
+  }
+  return ScanContainerScalar(buf, i, n, 0);
+}
+
+size_t ScanValue(const char* buf, size_t i, size_t n) {
+#if defined(__AVX2__) && defined(__PCLMUL__)
+  if (i < n && (buf[i] == '{' || buf[i] == '[')) return BlockScanner().Scan(buf, i, n);
+#endif
+  return ScanValueScalar(buf, i, n);
 }
 
 namespace {

@@ -39,7 +39,7 @@ struct SplitResult {
 
 class Splitter {
  public:
-  static constexpr size_t kChunk = 4 << 20;
+  static constexpr size_t kChunk = 1 << 20;
   // An event or top-level value larger than this is skipped as it streams by (never buffered
   // whole), so memory stays bounded whatever the file holds. Real events are under 64 KiB.
   static constexpr size_t kMaxItemBytes = 64 << 20;
@@ -55,6 +55,7 @@ class Splitter {
 inline constexpr size_t kNeedMore = static_cast<size_t>(-1);
 size_t ScanString(const char* buf, size_t i, size_t n);  // buf[i] is the opening quote
 size_t ScanValue(const char* buf, size_t i, size_t n);   // any JSON value
+size_t ScanValueScalar(const char* buf, size_t i, size_t n);  // the same, one byte at a time (tests compare)
 
 // JSON text helpers shared by the splitter and the event parser.
 enum class ScalarKind {

@@ -38,6 +38,22 @@ expect_error "empty file" "empty.json: empty file" -- import "$W/empty.json" -o 
 expect_error "no traceEvents" "noevents.json: no traceEvents" -- import "$W/noevents.json" -o "$W/a.db"
 expect_error "empty traceEvents" "emptyevents.json: no trace events" -- import "$W/emptyevents.json" -o "$W/a.db"
 expect_error "bad event" "badevent.json: byte 82: malformed trace event" -- import "$W/badevent.json" -o "$W/a.db"
+# Two malformed events in different batches of a multi-megabyte file (batches are parsed on several
+# threads): the error names the first in file order, with its byte offset.
+python3 - "$W/badlate.json" <<'PY' > "$W/badlate.at"
+import sys
+ev = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": %d, "dur": 1, "args": {"External id": %d}}'
+parts, at, size = [], None, len('{"traceEvents": [')
+for i in range(60000):
+    e = ev % (i * 2, i)
+    if i == 23456: e, at = '{"ph": X}', size
+    if i == 45678: e = '{"ph": Y}'
+    parts.append(e)
+    size += len(e) + 2
+open(sys.argv[1], "w").write('{"traceEvents": [' + ", ".join(parts) + ']}')
+print(at)
+PY
+expect_error "bad event, later batch" "badlate.json: byte $(cat "$W/badlate.at"): malformed trace event" -- import "$W/badlate.json" -o "$W/a.db"
 expect_error "missing file" "nothere.json: cannot read trace: No such file" -- import "$W/nothere.json" -o "$W/a.db"
 expect_error "directory as trace" "cannot read trace: is a directory" -- import "$W" -o "$W/a.db"
 expect_error "missing -o dir" "directory .*nodir does not exist" -- import "$W/good.json" -o "$W/nodir/a.db"
