@@ -14,7 +14,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "import/builder.h"
@@ -88,7 +87,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) {
+std::vector<const char*> TraceBuilder::WriteComputed(RowPipe& rows, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -120,7 +119,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     if (!exact) {
       to_sql.push_back("memory_devices");
     } else {
-      RowWriter out(db, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
+      RowWriter out(rows, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
       for (const auto& [key, d] : devices) {
         out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
         out.EndRow();
@@ -217,7 +216,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       }
       return sum;
     };
-    RowWriter out(db,
+    RowWriter out(rows,
                   "autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
                   " bwd_dur, fwd_gpu_time, bwd_gpu_time, link)",
                   11);
@@ -275,7 +274,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
         if (c.delta > 0) queue[c.op] = q;
       }
     }
-    RowWriter out(db,
+    RowWriter out(rows,
                   "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
                   " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
                   " launch_delay, name_id, queue)",
@@ -325,15 +324,14 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
     // the distinct names running throughout it. Rows go out as found: seq counts them in (device,
     // ts) order, the order of the table's key (trace_id, ts, seq) when the trace has one device.
-    // The names text of a piece is interned (a few distinct sets): RowWriter keeps views of it.
+    // The names text of a piece is kept by the pipe (a few distinct sets).
     struct Edge {
       int64_t t;
       uint32_t name;
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
     };
-    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
-    std::unordered_set<std::string> name_sets;
+    RowWriter out(rows, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
     std::string names;
     std::vector<Edge> edges;
     std::vector<std::pair<uint32_t, int>> active;  // (name id, ops running), by name id
@@ -356,7 +354,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
             if (!names.empty()) names += ',';
             names += std::to_string(name);
           }
-          const std::string& text = *name_sets.insert(names).first;
+          std::string_view text = rows.Keep(names);  // read when the pipe is drained, maybe after we return
           int64_t from = edges[k - 1].t;  // the previous cut: every edge there has been applied
           out.Int(w.trace_id).Int(from).Int(++seq).Opt(all[b]->device).Int(t - from).Text(text);
           out.EndRow();
@@ -381,7 +379,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
       if (a->ts != b->ts) return a->ts < b->ts;
       return id(a->ev) < id(b->ev);
     });
-    RowWriter out(db,
+    RowWriter out(rows,
                   "stream_idle_gaps (trace_id, device, stream, ts, dur, end_ts, prev_event_id, next_event_id,"
                   " next_launch_ts, category)",
                   10);
@@ -457,7 +455,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& 
     }
     return kNull;
   };
-  RowWriter out(db,
+  RowWriter out(rows,
                 "idle_gaps (trace_id, device, ts, dur, end_ts, prev_event_id, next_event_id, next_launch_event_id,"
                 " next_launch_ts, cause, host_event_id)",
                 11);

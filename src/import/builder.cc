@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <thread>
 #include <tuple>
@@ -891,40 +892,15 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
-  // Flows first: the computed tables need only their launch flows, so the flow points' memory goes
-  // before them. Then the computed analysis tables, whose working arrays are freed before the
-  // events insert fills SQLite's page cache. (Each step lowers the import's peak of memory.)
+  // The computed analysis tables are made on a second thread from the builder's arrays (they need
+  // only the launch and fwdbwd flows of the flow points) while this one inserts the flows, then
+  // their rows as they come. Both read the builder and write nothing it holds, until the join.
+  // Their working arrays are freed before the events insert fills SQLite's page cache, and the
+  // flow points' as soon as the flows are in (each lowers the import's peak of memory).
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
   {
-    RowWriter w(db,
-                "flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
-                " dst_thread_id)",
-                10);
-    auto text = [&](uint32_t id) -> RowWriter& { return id ? w.Text(strings_.Get(id)) : w.Null(); };
-    for (const FlowRow& r : flow_rows_) {
-      const FlowPoint& any = AnyPoint(r);
-      const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
-      const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
-      w.Int(trace_id);
-      text(any.cat);
-      text(any.name);
-      if (any.id.is_text) w.Text(strings_.Get(any.id.text)); else w.Int(any.id.i);
-      w.Opt(r.src >= 0 ? event_base + new_id[r.src] : kNullTs);
-      w.Opt(r.dst >= 0 ? event_base + new_id[r.dst] : kNullTs);
-      w.Opt(src && src->ts != kNullTs ? src->ts + base : kNullTs);
-      w.Opt(dst && dst->ts != kNullTs ? dst->ts + base : kNullTs);
-      w.Opt(src ? thread_base + src->thread + 1 : kNullTs);
-      w.Opt(dst ? thread_base + dst->thread + 1 : kNullTs);
-      w.EndRow();
-    }
-    w.Finish();
-    counts.flows = static_cast<int64_t>(flow_rows_.size());
-  }
-  std::vector<FlowPoint>().swap(flow_points_);
-  std::vector<FlowRow>().swap(flow_rows_);
-  if (computed.any()) {
     ComputedIds ids;
     static_cast<ComputedTables&>(ids) = computed;
     ids.trace_id = trace_id;
@@ -935,7 +911,58 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     ids.launch_flows = &launch_flows;
     ids.fwdbwd = &fwdbwd;
     ids.has_fwdbwd = has_fwdbwd;
-    counts.sql_tables = WriteComputed(db, ids);
+    RowPipe pipe;
+    std::exception_ptr computed_error;
+    std::thread computer;
+    if (computed.any()) {
+      computer = std::thread([&] {
+        try {
+          counts.sql_tables = WriteComputed(pipe, ids);
+        } catch (const RowPipe::Cancelled&) {
+        } catch (...) {
+          computed_error = std::current_exception();
+        }
+        pipe.Close();
+      });
+    } else {
+      pipe.Close();
+    }
+    try {
+      {
+        RowWriter w(db,
+                    "flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
+                    " dst_thread_id)",
+                    10);
+        auto text = [&](uint32_t id) -> RowWriter& { return id ? w.Text(strings_.Get(id)) : w.Null(); };
+        for (const FlowRow& r : flow_rows_) {
+          const FlowPoint& any = AnyPoint(r);
+          const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
+          const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
+          w.Int(trace_id);
+          text(any.cat);
+          text(any.name);
+          if (any.id.is_text) w.Text(strings_.Get(any.id.text)); else w.Int(any.id.i);
+          w.Opt(r.src >= 0 ? event_base + new_id[r.src] : kNullTs);
+          w.Opt(r.dst >= 0 ? event_base + new_id[r.dst] : kNullTs);
+          w.Opt(src && src->ts != kNullTs ? src->ts + base : kNullTs);
+          w.Opt(dst && dst->ts != kNullTs ? dst->ts + base : kNullTs);
+          w.Opt(src ? thread_base + src->thread + 1 : kNullTs);
+          w.Opt(dst ? thread_base + dst->thread + 1 : kNullTs);
+          w.EndRow();
+        }
+        w.Finish();
+        counts.flows = static_cast<int64_t>(flow_rows_.size());
+      }
+      std::vector<FlowPoint>().swap(flow_points_);
+      std::vector<FlowRow>().swap(flow_rows_);
+      pipe.Drain(db);
+    } catch (...) {
+      pipe.Cancel();
+      if (computer.joinable()) computer.join();
+      throw;
+    }
+    if (computer.joinable()) computer.join();
+    if (computed_error) std::rethrow_exception(computed_error);
   }
   std::vector<std::pair<uint32_t, uint32_t>>().swap(launch_flows);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(fwdbwd);

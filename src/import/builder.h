@@ -22,6 +22,8 @@
 
 namespace tracesql {
 
+class RowPipe;
+
 inline constexpr int64_t kNullTs = std::numeric_limits<int64_t>::min();
 
 // Interns strings; id 0 is reserved for "no string" (NULL).
@@ -317,7 +319,9 @@ class TraceBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
   // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
   // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
-  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids);
+  // The rows go through `rows` (drained on the database's thread while this one computes): it
+  // reads the builder's arrays and strings only, and sets stats_'s views_by_sql.
+  std::vector<const char*> WriteComputed(RowPipe& rows, const ComputedIds& ids);
 
   std::string path_;
   Interner& strings_;

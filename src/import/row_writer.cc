@@ -1,5 +1,8 @@
 #include "import/row_writer.h"
 
+#include <map>
+#include <utility>
+
 #include "tracesql/error.h"
 
 namespace tracesql {
@@ -23,32 +26,74 @@ RowWriter::RowWriter(Db& db, std::string_view target, int columns)
   buf_.reserve(static_cast<size_t>(columns) * kRows);
 }
 
+RowWriter::RowWriter(RowPipe& pipe, std::string_view target, int columns)
+    : columns_(columns), pipe_(&pipe), target_(target) {
+  buf_.reserve(static_cast<size_t>(columns) * kRows);
+}
+
 void RowWriter::EndRow() {
   if (buf_.size() % static_cast<size_t>(columns_) != 0) Errorf("RowWriter: a row has the wrong number of values");
   if (buf_.size() == static_cast<size_t>(columns_) * kRows) {
-    Run(multi_, 0, buf_.size());
-    buf_.clear();
+    if (pipe_) {
+      Hand();
+    } else {
+      Run(multi_, buf_.data(), buf_.size());
+      buf_.clear();
+    }
   }
 }
 
 void RowWriter::Finish() {
+  if (pipe_) {
+    if (!buf_.empty()) Hand();
+    return;
+  }
   for (size_t from = 0; from < buf_.size(); from += static_cast<size_t>(columns_)) {
-    Run(one_, from, static_cast<size_t>(columns_));
+    Run(one_, buf_.data() + from, static_cast<size_t>(columns_));
   }
   buf_.clear();
 }
 
-void RowWriter::Run(Stmt& stmt, size_t from, size_t count) {
+void RowWriter::Hand() {
+  RowPipe::Chunk c{target_, columns_, std::move(buf_)};
+  buf_ = std::vector<RowSlot>();
+  buf_.reserve(static_cast<size_t>(columns_) * kRows);
+  pipe_->Push(std::move(c));
+}
+
+void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
   for (size_t k = 0; k < count; ++k) {
-    const Slot& s = buf_[from + k];
+    const RowSlot& s = slots[k];
     int i = static_cast<int>(k) + 1;
     switch (s.type) {
-      case Slot::kNull: stmt.BindNull(i); break;
-      case Slot::kInt: stmt.BindInt(i, s.i); break;
-      case Slot::kText: stmt.BindText(i, s.s); break;
+      case RowSlot::kNull: stmt.BindNull(i); break;
+      case RowSlot::kInt: stmt.BindInt(i, s.i); break;
+      case RowSlot::kText: stmt.BindText(i, s.s); break;
     }
   }
   stmt.Run();
+}
+
+void RowPipe::Drain(Db& db) {
+  struct Statements {
+    Stmt multi, one;
+  };
+  std::map<std::string_view, Statements> stmts;
+  Chunk c;
+  while (chunks_.Pop(c)) {
+    auto it = stmts.find(c.target);
+    if (it == stmts.end()) {
+      it = stmts.emplace(c.target, Statements{db.Prepare(MultiRowInsertSql(c.target, c.columns, RowWriter::kRows)),
+                                              db.Prepare(MultiRowInsertSql(c.target, c.columns, 1))})
+               .first;
+    }
+    size_t cols = static_cast<size_t>(c.columns);
+    if (c.slots.size() == cols * RowWriter::kRows) {
+      RowWriter::Run(it->second.multi, c.slots.data(), c.slots.size());
+    } else {
+      for (size_t from = 0; from < c.slots.size(); from += cols) RowWriter::Run(it->second.one, c.slots.data() + from, cols);
+    }
+  }
 }
 
 }  // namespace tracesql
