@@ -506,8 +506,24 @@ void TraceBuilder::Finish() {
     if (!t.open_begins.empty()) stats_.Add(StatId::unmatched_begin, static_cast<int64_t>(t.open_begins.size()));
     t.open_begins.clear();
   }
-  ComputeNesting();
-  AssignSteps();
+  // Steps read only the events and their categories: they are assigned on a second thread while
+  // this one nests the slices.
+  std::exception_ptr steps_error;
+  std::thread steps([&] {
+    try {
+      AssignSteps();
+    } catch (...) {
+      steps_error = std::current_exception();
+    }
+  });
+  try {
+    ComputeNesting();
+  } catch (...) {
+    steps.join();
+    throw;
+  }
+  steps.join();
+  if (steps_error) std::rethrow_exception(steps_error);
   BindFlows();
   // The per-track slice order served nesting and flow binding only: free it before Write().
   std::vector<uint32_t>().swap(sorted_);
