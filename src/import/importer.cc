@@ -224,10 +224,27 @@ bool ClampDepth(std::string& out, size_t start, size_t depth) {
   return true;
 }
 
+// Whether a string token needs no minifying or checking: no escapes or control characters inside
+// (simdjson's stage 1 has validated the UTF-8 of the whole document).
+bool PlainString(std::string_view tok) {
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+  for (size_t i = 1; i + 1 < tok.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(tok[i]);
+    if (c < 0x20 || c == '\\') return false;
+  }
+  return true;
+}
+
 // Appends the value's JSON text, minified and validated, to out (non-finite literals become strings).
 void AppendValue(simdjson::ondemand::value& v, std::optional<json_type> t, std::string& out, StatLog& log) {
   std::string_view raw;
-  if (t == json_type::object) {
+  if (t == json_type::string) {
+    raw = TrimRight(v.raw_json_token());
+    if (PlainString(raw)) {
+      out.append(raw);
+      return;
+    }
+  } else if (t == json_type::object) {
     simdjson::ondemand::object o = v.get_object();
     raw = o.raw_json();
   } else if (t == json_type::array) {

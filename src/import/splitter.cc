@@ -289,12 +289,14 @@ bool IsNonFiniteLiteral(std::string_view tok) {
 }
 
 ScalarKind ClassifyScalar(std::string_view tok) {
-  if (tok == "true" || tok == "false" || tok == "null") return ScalarKind::kLiteral;
-  if (IsNonFiniteLiteral(tok)) return ScalarKind::kNonFinite;
-  // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+  // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, else a literal (no number starts like one).
   size_t i = 0, n = tok.size();
   if (i < n && tok[i] == '-') ++i;
-  if (i >= n || !IsDigitChar(tok[i])) return ScalarKind::kInvalid;
+  if (i >= n || !IsDigitChar(tok[i])) {
+    if (tok == "true" || tok == "false" || tok == "null") return ScalarKind::kLiteral;
+    if (IsNonFiniteLiteral(tok)) return ScalarKind::kNonFinite;
+    return ScalarKind::kInvalid;
+  }
   if (tok[i] == '0') {
     ++i;
   } else {
@@ -399,6 +401,19 @@ bool MinifyJsonValue(std::string& out, std::string_view in, int64_t* non_finite,
     }
     // A scalar token.
     if (want != Want::kValue && want != Want::kValueOrClose) return false;
+    // Most are plain integers (shapes, strides): -?(0|[1-9][0-9]*) up to a delimiter, copied as is.
+    if (size_t j = i + (c == '-' ? 1 : 0); j < n && in[j] >= '0' && in[j] <= '9') {
+      size_t k = j + 1;
+      if (in[j] != '0') {
+        while (k < n && in[k] >= '0' && in[k] <= '9') ++k;
+      }
+      if (k == n || IsWs(in[k]) || in[k] == ',' || in[k] == '}' || in[k] == ']') {
+        out.append(in.data() + i, k - i);
+        i = k;
+        after_value();
+        continue;
+      }
+    }
     size_t start = i;
     while (i < n && !IsWs(in[i]) && in[i] != ',' && in[i] != ':' && in[i] != '}' && in[i] != ']' && in[i] != '"' &&
            in[i] != '{' && in[i] != '[')

@@ -8,9 +8,11 @@ namespace {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Multiply-add with overflow detection on unsigned 128-bit-free arithmetic.
+// acc = acc * mul + add, or false when that exceeds uint64 (checked without a division per digit).
 bool MulAdd(uint64_t& acc, uint64_t mul, uint64_t add) {
-  if (acc > (std::numeric_limits<uint64_t>::max() - add) / mul) return false;
-  acc = acc * mul + add;
+  uint64_t r;
+  if (__builtin_mul_overflow(acc, mul, &r) || __builtin_add_overflow(r, add, &r)) return false;
+  acc = r;
   return true;
 }
 

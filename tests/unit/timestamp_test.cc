@@ -45,6 +45,8 @@ TEST_CASE("timestamps: reject non-numbers and overflow", "[timestamp]") {
   CHECK_FALSE(MicrosToNanos("1e300"));
   CHECK(MicrosToNanos("9223372036854775.807") == 9223372036854775807LL);
   CHECK_FALSE(MicrosToNanos("9223372036854775.808"));
+  CHECK_FALSE(MicrosToNanos("18446744073709551616"));  // beyond uint64 before the shift
+  CHECK_FALSE(MicrosToNanos("18446744073709551.616"));
 }
 
 TEST_CASE("integers: int64 range exactly", "[timestamp]") {
@@ -55,6 +57,9 @@ TEST_CASE("integers: int64 range exactly", "[timestamp]") {
   CHECK(ParseInt64("-9223372036854775808") == INT64_MIN);
   CHECK_FALSE(ParseInt64("9223372036854775808"));
   CHECK_FALSE(ParseInt64("10159970886766084423"));  // Comms Id, beyond int64
+  CHECK_FALSE(ParseInt64("18446744073709551616"));  // 2^64: the digit loop itself overflows
+  CHECK_FALSE(ParseInt64("-99999999999999999999999"));
+  CHECK(ParseInt64("-000000000000000000000012") == -12);  // many digits, small value
   CHECK_FALSE(ParseInt64("1.0"));
   CHECK_FALSE(ParseInt64(""));
   CHECK_FALSE(ParseInt64("-"));
