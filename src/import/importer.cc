@@ -126,6 +126,9 @@ class TextArena {
     return {p, s.size()};
   }
   void Clear() {
+    // A block made for one huge value is not kept for the next batch.
+    blocks_.erase(std::remove_if(blocks_.begin(), blocks_.end(), [](const Block& b) { return b.size > kBlock; }),
+                  blocks_.end());
     cur_ = 0;
     used_ = 0;
   }
@@ -144,7 +147,7 @@ class TextArena {
       if (blocks_[cur_].size >= need) return;
     }
     size_t size = std::max(kBlock, need);
-    blocks_.push_back({std::make_unique<char[]>(size), size});
+    blocks_.push_back({std::unique_ptr<char[]>(new char[size]), size});  // not zeroed
     cur_ = blocks_.size() - 1;
     used_ = 0;
   }
@@ -796,8 +799,9 @@ void AddParsed(const ParsedBatch& b, TraceBuilder& builder) {
   if (b.error) std::rethrow_exception(b.error);
 }
 
-// Parses the batches of `in` on `workers` threads; Next() hands them back in file order. At most
-// kSlots parsed batches exist at once, so the workers stay a few batches ahead of the builder.
+// Parses the batches of `in` on `workers` threads; Next() hands them back in file order. About
+// kSlots parsed batches exist at once (one more when the batch Next() waits for would otherwise
+// wait behind later ones), so the workers stay a few batches ahead of the builder.
 class ParallelParser {
  public:
   ParallelParser(BatchQueue& in, const std::string& path, bool compressed, int workers) : in_(in), running_(workers) {
@@ -808,10 +812,12 @@ class ParallelParser {
   ~ParallelParser() { Stop(); }
 
   // The next parsed batch in file order, or nullptr once every batch was handed out (or the
-  // workers stopped: an interrupt, a cancelled queue). Give it back with Recycle().
+  // workers stopped, or Ctrl-C was pressed: the caller checks). Give it back with Recycle().
   std::unique_ptr<ParsedBatch> Next() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return ready_.count(next_) || running_ == 0; });
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return ready_.count(next_) || running_ == 0; })) {
+      if (g_interrupted.load()) return nullptr;  // the caller checks for the interrupt
+    }
     auto it = ready_.find(next_);
     if (it == ready_.end()) {
       if (error_) std::rethrow_exception(error_);
@@ -820,6 +826,7 @@ class ParallelParser {
     std::unique_ptr<ParsedBatch> b = std::move(it->second);
     ready_.erase(it);
     ++next_;
+    cv_.notify_all();  // a worker holding the next batch may be waiting for a slot
     return b;
   }
   void Recycle(std::unique_ptr<ParsedBatch> b) {
@@ -846,11 +853,16 @@ class ParallelParser {
     try {
       EventParser parser(path, compressed);
       SeqBatch b;
+      // Tests: the worker that takes the first batch stalls, so the other fills every slot first.
+      static const bool slow_first = std::getenv("TRACESQL_TEST_SLOW_FIRST_BATCH") != nullptr;
       while (in_.Pop(b, [] { return g_interrupted.load(); })) {
+        if (slow_first && b.seq == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
         std::unique_ptr<ParsedBatch> out;
         {
           std::unique_lock<std::mutex> lock(mu_);
-          cv_.wait(lock, [&] { return stop_ || !free_.empty() || slots_ < kSlots; });
+          // The batch the main thread waits for never waits for a slot (the others may hold them
+          // all, each waiting for its turn behind it): it may take one beyond kSlots.
+          cv_.wait(lock, [&] { return stop_ || !free_.empty() || slots_ < kSlots || b.seq == next_; });
           if (stop_) break;
           if (!free_.empty()) {
             out = std::move(free_.back());

@@ -53,6 +53,28 @@ for i in range(60000):
 open(sys.argv[1], "w").write('{"traceEvents": [' + ", ".join(parts) + ']}')
 print(at)
 PY
+# The worker holding the first batch stalls while the other parses the next ones into every
+# parse slot: the first batch must still get a slot (it once waited for one forever).
+if TRACESQL_TEST_SLOW_FIRST_BATCH=1 timeout 60 "$TQ" import -q "$W/badlate.json" -o "$W/slow.db" 2>"$W/.err"; then
+  bad "slow first batch: imported a file with a malformed event"
+elif ! grep -q "byte $(cat "$W/badlate.at"): malformed" "$W/.err"; then
+  bad "slow first batch: $(cat "$W/.err") (exit or hang)"
+else
+  ok
+fi
+python3 - "$W/goodmany.json" <<'PY'
+import sys
+ev = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": %d, "dur": 1}'
+open(sys.argv[1], "w").write('{"traceEvents": [' + ", ".join(ev % (i * 2) for i in range(40000)) + ']}')
+PY
+if ! TRACESQL_TEST_SLOW_FIRST_BATCH=1 timeout 60 "$TQ" import -q "$W/goodmany.json" -o "$W/slow.db" 2>"$W/.err"; then
+  bad "slow first batch: import failed or hung: $(cat "$W/.err")"
+elif [ "$("$TQ" query "$W/slow.db" "SELECT count(*), min(ts), max(ts) FROM events" --format csv --no-header 2>&1)" != "40000,0,79998000" ]; then
+  bad "slow first batch: wrong events: $("$TQ" query "$W/slow.db" "SELECT count(*), min(ts), max(ts) FROM events" 2>&1)"
+else
+  ok
+fi
+rm -f "$W/slow.db"
 expect_error "bad event, later batch" "badlate.json: byte $(cat "$W/badlate.at"): malformed trace event" -- import "$W/badlate.json" -o "$W/a.db"
 expect_error "missing file" "nothere.json: cannot read trace: No such file" -- import "$W/nothere.json" -o "$W/a.db"
 expect_error "directory as trace" "cannot read trace: is a directory" -- import "$W" -o "$W/a.db"
