@@ -815,14 +815,13 @@ class ParallelParser {
   // workers stopped, or Ctrl-C was pressed: the caller checks). Give it back with Recycle().
   std::unique_ptr<ParsedBatch> Next() {
     std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return ready_.count(next_) || running_ == 0; })) {
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(50),
+                         [&] { return ready_.count(next_) || running_ == 0 || error_; })) {
       if (g_interrupted.load()) return nullptr;  // the caller checks for the interrupt
     }
+    if (error_) std::rethrow_exception(error_);
     auto it = ready_.find(next_);
-    if (it == ready_.end()) {
-      if (error_) std::rethrow_exception(error_);
-      return nullptr;
-    }
+    if (it == ready_.end()) return nullptr;
     std::unique_ptr<ParsedBatch> b = std::move(it->second);
     ready_.erase(it);
     ++next_;
@@ -884,8 +883,11 @@ class ParallelParser {
         cv_.notify_all();
       }
     } catch (...) {
+      // Not a malformed event (that is the batch's error) but e.g. out of memory: the batch is
+      // lost, so everything stops and Next() raises it.
       std::lock_guard<std::mutex> lock(mu_);
       if (!error_) error_ = std::current_exception();
+      stop_ = true;
     }
     std::lock_guard<std::mutex> lock(mu_);
     --running_;
@@ -905,8 +907,9 @@ class ParallelParser {
   std::vector<std::thread> threads_;
 };
 
-// Threads that parse batches: the reader thread splits the file at about half the speed one of them
-// parses it, so two keep two cores busy; more help little while the split is one thread.
+// Threads that parse batches, one per core up to three: parsing is ~3/4 of the first stage's CPU
+// (the reader's split and the main thread's AddParsed share the rest), so on two cores two workers
+// keep both busy, and beyond three the single reader and main thread become the limit.
 int ParseWorkers() {
   unsigned n = std::thread::hardware_concurrency();
   return static_cast<int>(std::clamp(n, 1u, 3u));
