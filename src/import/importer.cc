@@ -1,7 +1,7 @@
-// The import pipeline: a reader thread inflates and splits the file into batches of whole events
-// while this thread parses them with simdjson On-Demand and feeds the TraceBuilder; then nesting,
-// flows and rows are written in one transaction into a temporary database that is renamed into
-// place only when complete.
+// The import pipeline: a reader thread inflates and splits the file into batches of whole events,
+// worker threads parse them with simdjson On-Demand, and this thread feeds their events to the
+// TraceBuilder in file order; then nesting, flows and rows are written in one transaction into a
+// temporary database that is renamed into place only when complete.
 #include <fcntl.h>
 #include <pthread.h>
 #include <simdjson.h>
