@@ -169,8 +169,7 @@ struct ParsedEvent {
   int64_t ts = kNullTs, dur = kNullTs, meta_sort = 0;
   uint32_t promo = 0;  // index in ParsedBatch::promoted of the first promoted value (mask bit order)
   uint16_t mask = 0;
-  bool has_ph = false, has_cat = false, has_id = false, bp_enclosing = false, has_dims = false, has_types = false,
-       has_meta_sort = false;
+  bool has_cat = false, has_id = false, bp_enclosing = false, has_dims = false, has_types = false, has_meta_sort = false;
 };
 
 // A batch's events, parsed in any order by the workers and added to the builder in file order.
@@ -227,27 +226,10 @@ bool ClampDepth(std::string& out, size_t start, size_t depth) {
   return true;
 }
 
-// Whether a string token needs no minifying or checking: no escapes or control characters inside
-// (simdjson's stage 1 has validated the UTF-8 of the whole document).
-bool PlainString(std::string_view tok) {
-  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
-  for (size_t i = 1; i + 1 < tok.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(tok[i]);
-    if (c < 0x20 || c == '\\') return false;
-  }
-  return true;
-}
-
 // Appends the value's JSON text, minified and validated, to out (non-finite literals become strings).
 void AppendValue(simdjson::ondemand::value& v, std::optional<json_type> t, std::string& out, StatLog& log) {
   std::string_view raw;
-  if (t == json_type::string) {
-    raw = TrimRight(v.raw_json_token());
-    if (PlainString(raw)) {
-      out.append(raw);
-      return;
-    }
-  } else if (t == json_type::object) {
+  if (t == json_type::object) {
     simdjson::ondemand::object o = v.get_object();
     raw = o.raw_json();
   } else if (t == json_type::array) {
@@ -630,7 +612,6 @@ class EventParser {
           if (key == "ph") {
             once(1u << 0);
             e.ph = ReadText(v);
-            e.has_ph = true;
             continue;
           }
           if (key == "ts") {
@@ -765,7 +746,7 @@ void AddParsed(const ParsedBatch& b, TraceBuilder& builder) {
   };
   RawEvent r;
   for (const ParsedEvent& e : b.events) {
-    r.ph = e.has_ph ? e.ph : std::string_view();
+    r.ph = e.ph;
     r.cat = e.cat;
     r.name = e.name;
     r.has_cat = e.has_cat;

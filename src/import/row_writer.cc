@@ -1,7 +1,6 @@
 #include "import/row_writer.h"
 
 #include <map>
-#include <utility>
 
 #include "tracesql/error.h"
 
@@ -37,7 +36,7 @@ void RowWriter::EndRow() {
     if (pipe_) {
       Hand();
     } else {
-      Run(multi_, buf_.data(), buf_.size());
+      Insert(buf_.data(), buf_.size());
       buf_.clear();
     }
   }
@@ -48,10 +47,17 @@ void RowWriter::Finish() {
     if (!buf_.empty()) Hand();
     return;
   }
-  for (size_t from = 0; from < buf_.size(); from += static_cast<size_t>(columns_)) {
-    Run(one_, buf_.data() + from, static_cast<size_t>(columns_));
-  }
+  Insert(buf_.data(), buf_.size());
   buf_.clear();
+}
+
+void RowWriter::Insert(const RowSlot* slots, size_t count) {
+  size_t cols = static_cast<size_t>(columns_);
+  if (count == cols * kRows) {
+    Run(multi_, slots, count);
+    return;
+  }
+  for (size_t from = 0; from < count; from += cols) Run(one_, slots + from, cols);
 }
 
 void RowWriter::Hand() {
@@ -75,24 +81,12 @@ void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
 }
 
 void RowPipe::Drain(Db& db) {
-  struct Statements {
-    Stmt multi, one;
-  };
-  std::map<std::string_view, Statements> stmts;
+  std::map<std::string_view, RowWriter> writers;  // by target: its statements, prepared here
   Chunk c;
   while (chunks_.Pop(c)) {
-    auto it = stmts.find(c.target);
-    if (it == stmts.end()) {
-      it = stmts.emplace(c.target, Statements{db.Prepare(MultiRowInsertSql(c.target, c.columns, RowWriter::kRows)),
-                                              db.Prepare(MultiRowInsertSql(c.target, c.columns, 1))})
-               .first;
-    }
-    size_t cols = static_cast<size_t>(c.columns);
-    if (c.slots.size() == cols * RowWriter::kRows) {
-      RowWriter::Run(it->second.multi, c.slots.data(), c.slots.size());
-    } else {
-      for (size_t from = 0; from < c.slots.size(); from += cols) RowWriter::Run(it->second.one, c.slots.data() + from, cols);
-    }
+    auto it = writers.find(c.target);
+    if (it == writers.end()) it = writers.try_emplace(c.target, db, c.target, c.columns).first;
+    it->second.Insert(c.slots.data(), c.slots.size());
   }
 }
 

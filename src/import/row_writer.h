@@ -77,10 +77,13 @@ class RowWriter {
   // Writes the rows still buffered.
   void Finish();
 
-  // Binds count values from slots to stmt's parameters 1.. and runs it.
-  static void Run(Stmt& stmt, const RowSlot* slots, size_t count);
+  // Inserts whole rows given as values (count: a multiple of the columns): kRows rows through the
+  // multi-row statement, fewer one row at a time (RowPipe::Drain, and this writer's own buffer).
+  void Insert(const RowSlot* slots, size_t count);
 
  private:
+  // Binds count values from slots to stmt's parameters 1.. and runs it.
+  static void Run(Stmt& stmt, const RowSlot* slots, size_t count);
   RowWriter& Put(const RowSlot& s) {
     buf_.push_back(s);
     return *this;

@@ -53,8 +53,9 @@ size_t ScanString(const char* buf, size_t i, size_t n) {
 
 namespace {
 
-// The container starting at buf[i] ('{' or '['), scanned one byte at a time.
-size_t ScanContainerScalar(const char* buf, size_t p, size_t n, size_t depth) {
+// The container starting at buf[p] ('{' or '['), scanned one byte at a time.
+size_t ScanContainerScalar(const char* buf, size_t p, size_t n) {
+  size_t depth = 0;
   while (p < n) {
     unsigned char k = kClass.cls[static_cast<unsigned char>(buf[p])];
     if (k == 0) {
@@ -164,7 +165,7 @@ size_t ScanValueScalar(const char* buf, size_t i, size_t n) {
     while (p < n && !IsWs(buf[p]) && buf[p] != ',' && buf[p] != '}' && buf[p] != ']') ++p;
     return p < n ? p : kNeedMore;
   }
-  return ScanContainerScalar(buf, i, n, 0);
+  return ScanContainerScalar(buf, i, n);
 }
 
 size_t ScanValue(const char* buf, size_t i, size_t n) {
