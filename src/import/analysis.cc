@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "import/builder.h"
@@ -34,6 +35,16 @@ int64_t Sub(int64_t a, int64_t b) { return a == kNull || b == kNull ? kNull : a 
 bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
 
 }  // namespace
+
+std::vector<std::string> ComputedTables::Tables() const {
+  std::vector<std::string> names;
+  for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"},
+                           {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
+                           {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}}) {
+    if (on) names.emplace_back(table);
+  }
+  return names;
+}
 
 uint32_t GpuOpNames::Id(uint32_t name, uint8_t kind, bool timed) {
   auto [it, added] = ids.emplace((static_cast<uint64_t>(name) << 8) | kind, static_cast<uint32_t>(rows.size() + 1));
@@ -87,7 +98,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(RowPipe& rows, const ComputedIds& w) {
+std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -324,13 +335,14 @@ std::vector<const char*> TraceBuilder::WriteComputed(RowPipe& rows, const Comput
     // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
     // the distinct names running throughout it. Rows go out as found: seq counts them in (device,
     // ts) order, the order of the table's key (trace_id, ts, seq) when the trace has one device.
-    // The names text of a piece is kept by the pipe (a few distinct sets).
+    // The names text of a piece is kept in a set (a few distinct sets).
     struct Edge {
       int64_t t;
       uint32_t name;
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
     };
+    std::unordered_set<std::string> kept;  // each distinct names text, alive until out.Finish()
     RowWriter out(rows, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
     std::string names;
     std::vector<Edge> edges;
@@ -354,7 +366,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(RowPipe& rows, const Comput
             if (!names.empty()) names += ',';
             names += std::to_string(name);
           }
-          std::string_view text = rows.Keep(names);  // read when the pipe is drained, maybe after we return
+          std::string_view text = *kept.insert(names).first;  // bound when 16 rows are buffered
           int64_t from = edges[k - 1].t;  // the previous cut: every edge there has been applied
           out.Int(w.trace_id).Int(from).Int(++seq).Opt(all[b]->device).Int(t - from).Text(text);
           out.EndRow();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -811,6 +812,34 @@ void BindOptText(Stmt& s, int i, uint32_t id, const Interner& strings) {
 
 }  // namespace
 
+int64_t TraceBuilder::WriteFlows(Db& out, const ComputedIds& w, int64_t flow_base) {
+  RowWriter rows(out,
+                 "flows (id, trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
+                 " dst_thread_id)",
+                 11);
+  const std::vector<uint32_t>& new_id = *w.new_id;
+  auto text = [&](uint32_t id) -> RowWriter& { return id ? rows.Text(strings_.Get(id)) : rows.Null(); };
+  int64_t id = flow_base;
+  for (const FlowRow& r : flow_rows_) {
+    const FlowPoint& any = AnyPoint(r);
+    const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
+    const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
+    rows.Int(++id).Int(w.trace_id);
+    text(any.cat);
+    text(any.name);
+    if (any.id.is_text) rows.Text(strings_.Get(any.id.text)); else rows.Int(any.id.i);
+    rows.Opt(r.src >= 0 ? w.event_base + new_id[r.src] : kNullTs);
+    rows.Opt(r.dst >= 0 ? w.event_base + new_id[r.dst] : kNullTs);
+    rows.Opt(src && src->ts != kNullTs ? src->ts + w.base : kNullTs);
+    rows.Opt(dst && dst->ts != kNullTs ? dst->ts + w.base : kNullTs);
+    rows.Opt(src ? w.thread_base + src->thread + 1 : kNullTs);
+    rows.Opt(dst ? w.thread_base + dst->thread + 1 : kNullTs);
+    rows.EndRow();
+  }
+  rows.Finish();
+  return id - flow_base;
+}
+
 WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
                                 int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated,
                                 const ComputedTables& computed) {
@@ -908,80 +937,56 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
-  // The computed analysis tables are made on a second thread from the builder's arrays (they need
-  // only the launch and fwdbwd flows of the flow points) while this one inserts the flows, then
-  // their rows as they come. Both read the builder and write nothing it holds, until the join.
-  // Their working arrays are freed before the events insert fills SQLite's page cache, and the
-  // flow points' as soon as the flows are in (each lowers the import's peak of memory).
+  // The flows and the computed analysis tables are written on a second thread into a staging
+  // database of their own, while this thread inserts the events: SQLite's work on their rows runs
+  // beside the events insert instead of before it. The computed tables are made from the
+  // builder's arrays (they need only the launch and fwdbwd flows of the flow points, taken here).
+  // Both threads read the builder; the staging one writes only the flow points (freed once the
+  // flows are staged), stats_'s views_by_sql and gpu_op_names, which this one does not touch until
+  // the join. The staged rows are then copied in as they are (CopyStaged).
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
-  {
-    ComputedIds ids;
-    static_cast<ComputedTables&>(ids) = computed;
-    ids.trace_id = trace_id;
-    ids.base = base;
-    ids.event_base = event_base;
-    ids.thread_base = thread_base;
-    ids.new_id = &new_id;
-    ids.launch_flows = &launch_flows;
-    ids.fwdbwd = &fwdbwd;
-    ids.has_fwdbwd = has_fwdbwd;
-    RowPipe pipe;
-    std::exception_ptr computed_error;
-    std::thread computer;
-    if (computed.any()) {
-      computer = std::thread([&] {
-        try {
-          counts.sql_tables = WriteComputed(pipe, ids);
-        } catch (const RowPipe::Cancelled&) {
-        } catch (...) {
-          computed_error = std::current_exception();
-        }
-        pipe.Close();
-      });
-    } else {
-      pipe.Close();
-    }
+  ComputedIds ids;
+  static_cast<ComputedTables&>(ids) = computed;
+  ids.trace_id = trace_id;
+  ids.base = base;
+  ids.event_base = event_base;
+  ids.thread_base = thread_base;
+  ids.new_id = &new_id;
+  ids.launch_flows = &launch_flows;
+  ids.fwdbwd = &fwdbwd;
+  ids.has_fwdbwd = has_fwdbwd;
+  std::vector<std::string> staged = computed.Tables();
+  staged.insert(staged.begin(), "flows");
+  std::vector<std::string> staged_ddl = TableDdl(db, staged);
+  int64_t flow_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
+  std::atomic<bool> cancel_stager{false};
+  std::exception_ptr stager_error;
+  std::thread stager([&] {
     try {
-      {
-        RowWriter w(db,
-                    "flows (trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
-                    " dst_thread_id)",
-                    10);
-        auto text = [&](uint32_t id) -> RowWriter& { return id ? w.Text(strings_.Get(id)) : w.Null(); };
-        for (const FlowRow& r : flow_rows_) {
-          const FlowPoint& any = AnyPoint(r);
-          const FlowPoint* src = r.src_point >= 0 ? &flow_points_[r.src_point] : nullptr;
-          const FlowPoint* dst = r.dst_point >= 0 ? &flow_points_[r.dst_point] : nullptr;
-          w.Int(trace_id);
-          text(any.cat);
-          text(any.name);
-          if (any.id.is_text) w.Text(strings_.Get(any.id.text)); else w.Int(any.id.i);
-          w.Opt(r.src >= 0 ? event_base + new_id[r.src] : kNullTs);
-          w.Opt(r.dst >= 0 ? event_base + new_id[r.dst] : kNullTs);
-          w.Opt(src && src->ts != kNullTs ? src->ts + base : kNullTs);
-          w.Opt(dst && dst->ts != kNullTs ? dst->ts + base : kNullTs);
-          w.Opt(src ? thread_base + src->thread + 1 : kNullTs);
-          w.Opt(dst ? thread_base + dst->thread + 1 : kNullTs);
-          w.EndRow();
-        }
-        w.Finish();
-        counts.flows = static_cast<int64_t>(flow_rows_.size());
-      }
+      Db stage = OpenStaging(computed.stage_path, staged_ddl, &cancel_stager);
+      counts.flows = WriteFlows(stage, ids, flow_base);
       std::vector<FlowPoint>().swap(flow_points_);
       std::vector<FlowRow>().swap(flow_rows_);
-      pipe.Drain(db);
+      if (computed.any()) counts.sql_tables = WriteComputed(stage, ids);
+      stage.Exec("COMMIT");
+      stage.Close();
     } catch (...) {
-      pipe.Cancel();
-      if (computer.joinable()) computer.join();
-      throw;
+      stager_error = std::current_exception();
     }
-    if (computer.joinable()) computer.join();
-    if (computed_error) std::rethrow_exception(computed_error);
-  }
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(launch_flows);
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(fwdbwd);
+  });
+  // Stops and joins the staging thread when this one fails (its next statement is interrupted).
+  struct JoinStager {
+    std::thread& t;
+    std::atomic<bool>& cancel;
+    ~JoinStager() {
+      if (t.joinable()) {
+        cancel.store(true);
+        t.join();
+      }
+    }
+  } join_stager{stager, cancel_stager};
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
@@ -1240,6 +1245,9 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     if (producer_error) std::rethrow_exception(producer_error);
     mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
+    stager.join();
+    if (stager_error) std::rethrow_exception(stager_error);
+    CopyStaged(db, computed.stage_path, staged);
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
     groups.reserve(op_groups.size());

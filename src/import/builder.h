@@ -22,8 +22,6 @@
 
 namespace tracesql {
 
-class RowPipe;
-
 inline constexpr int64_t kNullTs = std::numeric_limits<int64_t>::min();
 
 // Interns strings; id 0 is reserved for "no string" (NULL).
@@ -265,9 +263,14 @@ struct ComputedTables {
   bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false, autograd_pairs = false;
   bool gpu_segments = false, memory_devices = false;
   GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id) and gpu_segments
+  // Where their rows are staged while the events go in (a database file beside the one being
+  // built; created and removed by each Write).
+  std::string stage_path;
   bool any() const {
     return op_kernel_links || idle_gaps || stream_idle_gaps || autograd_pairs || gpu_segments || memory_devices;
   }
+  // The names of the tables that are on.
+  std::vector<std::string> Tables() const;
 };
 
 class TraceBuilder {
@@ -317,11 +320,13 @@ class TraceBuilder {
   // (source, destination) event indices of the fwdbwd flows bound at both ends, in flows.id order;
   // *any: whether the trace has fwdbwd flows at all.
   std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
+  // Inserts this trace's flows into `out` with ids from flow_base + 1; returns how many.
+  int64_t WriteFlows(Db& out, const ComputedIds& ids, int64_t flow_base);
   // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
   // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
-  // The rows go through `rows` (drained on the database's thread while this one computes): it
-  // reads the builder's arrays and strings only, and sets stats_'s views_by_sql.
-  std::vector<const char*> WriteComputed(RowPipe& rows, const ComputedIds& ids);
+  // The rows go into `rows` (the staging database, on the computing thread): it reads the builder's
+  // arrays and strings only, and sets stats_'s views_by_sql.
+  std::vector<const char*> WriteComputed(Db& rows, const ComputedIds& ids);
 
   std::string path_;
   Interner& strings_;

@@ -48,10 +48,12 @@ double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_kicking{false};
 char g_temp_path[4096];
+char g_stage_path[4096];  // the staging database beside it (StagePath)
 
 extern "C" void OnSignal(int) {
   if (g_interrupted.exchange(true) && !g_kicking.load()) {
     if (g_temp_path[0]) unlink(g_temp_path);
+    if (g_stage_path[0]) unlink(g_stage_path);
     const char msg[] = "tracesql: interrupted again: stopped, no database written\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
@@ -1009,6 +1011,9 @@ class Progress {
 };
 
 // Removes the temporary database (and its journal) unless released.
+// The staging database of the computed tables (ComputedTables::stage_path) beside the temporary one.
+std::string StagePath(const std::string& temp_path) { return temp_path + "-stage"; }
+
 class TempDbGuard {
  public:
   explicit TempDbGuard(std::string path) : path_(std::move(path)) {}
@@ -1019,6 +1024,7 @@ class TempDbGuard {
       fs::remove(path_ + "-journal", ec);
       fs::remove(path_ + "-wal", ec);
       fs::remove(path_ + "-shm", ec);
+      fs::remove(StagePath(path_), ec);
     }
   }
   void Release() { released_ = true; }
@@ -1035,7 +1041,11 @@ struct SignalGuard {
   explicit SignalGuard(const std::string& temp_path) {
     g_interrupted.store(false);
     g_kicking.store(false);
-    if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
+    std::string stage_path = StagePath(temp_path);
+    if (stage_path.size() < sizeof g_stage_path) {
+      std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
+      std::memcpy(g_stage_path, stage_path.c_str(), stage_path.size() + 1);
+    }
     struct sigaction sa {};
     sa.sa_handler = OnSignal;
     sigemptyset(&sa.sa_mask);
@@ -1046,6 +1056,7 @@ struct SignalGuard {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     g_temp_path[0] = '\0';
+    g_stage_path[0] = '\0';
   }
 };
 
@@ -1142,6 +1153,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.autograd_pairs = computed_views.Has("autograd_pairs");
     computed.gpu_segments = computed_views.Has("gpu_segments");
     computed.memory_devices = computed_views.Has("memory_devices");
+    computed.stage_path = StagePath(tmp);
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");

@@ -1,6 +1,10 @@
 #include "import/row_writer.h"
 
-#include <map>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "tracesql/error.h"
 
@@ -25,28 +29,15 @@ RowWriter::RowWriter(Db& db, std::string_view target, int columns)
   buf_.reserve(static_cast<size_t>(columns) * kRows);
 }
 
-RowWriter::RowWriter(RowPipe& pipe, std::string_view target, int columns)
-    : columns_(columns), pipe_(&pipe), target_(target) {
-  buf_.reserve(static_cast<size_t>(columns) * kRows);
-}
-
 void RowWriter::EndRow() {
   if (buf_.size() % static_cast<size_t>(columns_) != 0) Errorf("RowWriter: a row has the wrong number of values");
   if (buf_.size() == static_cast<size_t>(columns_) * kRows) {
-    if (pipe_) {
-      Hand();
-    } else {
-      Insert(buf_.data(), buf_.size());
-      buf_.clear();
-    }
+    Insert(buf_.data(), buf_.size());
+    buf_.clear();
   }
 }
 
 void RowWriter::Finish() {
-  if (pipe_) {
-    if (!buf_.empty()) Hand();
-    return;
-  }
   Insert(buf_.data(), buf_.size());
   buf_.clear();
 }
@@ -58,13 +49,6 @@ void RowWriter::Insert(const RowSlot* slots, size_t count) {
     return;
   }
   for (size_t from = 0; from < count; from += cols) Run(one_, slots + from, cols);
-}
-
-void RowWriter::Hand() {
-  RowPipe::Chunk c{target_, columns_, std::move(buf_)};
-  buf_ = std::vector<RowSlot>();
-  buf_.reserve(static_cast<size_t>(columns_) * kRows);
-  pipe_->Push(std::move(c));
 }
 
 void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
@@ -80,14 +64,53 @@ void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
   stmt.Run();
 }
 
-void RowPipe::Drain(Db& db) {
-  std::map<std::string_view, RowWriter> writers;  // by target: its statements, prepared here
-  Chunk c;
-  while (chunks_.Pop(c)) {
-    auto it = writers.find(c.target);
-    if (it == writers.end()) it = writers.try_emplace(c.target, db, c.target, c.columns).first;
-    it->second.Insert(c.slots.data(), c.slots.size());
+std::vector<std::string> TableDdl(Db& db, const std::vector<std::string>& tables) {
+  std::vector<std::string> ddl;
+  Stmt s = db.Prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?");
+  for (const std::string& t : tables) {
+    s.BindText(1, t);
+    if (!s.Step() || s.ColumnIsNull(0)) Errorf("internal error: no table {} to stage", t);
+    ddl.push_back(s.ColumnText(0));
+    s.Reset();
   }
+  return ddl;
+}
+
+Db OpenStaging(const std::string& path, const std::vector<std::string>& ddl, const std::atomic<bool>* cancel) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  Db db = Db::Open(path, /*create=*/true);
+  sqlite3_progress_handler(
+      db.get(), 1000, [](void* flag) -> int { return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0; },
+      const_cast<std::atomic<bool>*>(cancel));
+  // The page size of the database being built (a transferred record is copied cell by cell), a
+  // small cache (the tables are appended to), no journal and no sync: the file is scratch.
+  db.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -2048;");
+  // A simulated full disk for this file alone (tests/reliability/faults.py).
+  if (const char* max_pages = std::getenv("TRACESQL_TEST_STAGE_MAX_PAGES")) {
+    db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
+  }
+  db.Exec("BEGIN");
+  for (const std::string& sql : ddl) db.Exec(sql);
+  return db;
+}
+
+void CopyStaged(Db& db, const std::string& path, const std::vector<std::string>& tables) {
+  db.Exec("COMMIT");
+  {
+    Stmt attach = db.Prepare("ATTACH ? AS tracesql_stage");
+    attach.BindText(1, path);
+    attach.Run();
+  }
+  db.Exec("BEGIN");
+  for (const std::string& t : tables) {
+    db.Exec(fmt::format("INSERT INTO main.\"{0}\" SELECT * FROM tracesql_stage.\"{0}\"", t));
+  }
+  db.Exec("COMMIT");
+  db.Exec("DETACH tracesql_stage");
+  db.Exec("BEGIN");
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
 }
 
 }  // namespace tracesql

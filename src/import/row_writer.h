@@ -2,25 +2,23 @@
 // stays open from row to row and each row is appended without a seek from the root (a statement
 // per row reopens the cursor and seeks: ~1000 instructions a row). The last rows go through a
 // one-row statement. Values are buffered until their statement runs: text must stay valid until
-// Finish() (the importer's interned strings and literals do), or, with a RowPipe, until the pipe
-// is drained (RowPipe::Keep holds text made on the fly).
+// Finish() (the importer's interned strings and literals do).
 //
-// RowPipe: rows made on one thread and inserted on the database's thread. A RowWriter built on a
-// pipe hands each kRows rows (and the last few) over as one chunk; Drain() inserts the chunks as
-// they come, through statements prepared on its own thread, so making the rows (sorts, sweeps)
-// overlaps SQLite's work on them.
+// Staging: the rows of some tables written on another thread into a database file of their own,
+// then copied into the database being built by SQLite's transfer optimization: with identical
+// DDL, `INSERT INTO t SELECT * FROM stage.t` copies the records as they are (no decoding, no
+// re-encoding; ~0.07 s for the 35 MB of computed tables of a 500 MB trace).
 #ifndef SRC_IMPORT_ROW_WRITER_H_
 #define SRC_IMPORT_ROW_WRITER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "import/builder.h"
 #include "tracesql/db.h"
-#include "util/channel.h"
 
 namespace tracesql {
 
@@ -33,40 +31,11 @@ struct RowSlot {
   std::string_view s;
 };
 
-class RowPipe {
- public:
-  struct Chunk {
-    std::string_view target;  // a literal: lives as long as the program
-    int columns = 0;
-    std::vector<RowSlot> slots;
-  };
-  // Thrown by a RowWriter's EndRow()/Finish() when the pipe was cancelled (the inserting side failed).
-  struct Cancelled {};
-
-  RowPipe() : chunks_(64) {}
-  void Push(Chunk&& c) {
-    if (!chunks_.Push(std::move(c))) throw Cancelled{};
-  }
-  void Close() { chunks_.Close(); }
-  void Cancel() { chunks_.Cancel(); }
-  // Inserts every chunk until the pipe is closed (on the database's thread).
-  void Drain(Db& db);
-  // Text a row refers to that would not outlive the producer (e.g. built for a few distinct
-  // values): kept by the pipe, which outlives the drain. Producer side only.
-  std::string_view Keep(const std::string& text) { return *kept_.insert(text).first; }
-
- private:
-  Channel<Chunk> chunks_;
-  std::unordered_set<std::string> kept_;
-};
-
 class RowWriter {
  public:
   static constexpr int kRows = 16;
   // target: "table (col, col, ...)".
   RowWriter(Db& db, std::string_view target, int columns);
-  // Rows for pipe.Drain(); target must be a literal.
-  RowWriter(RowPipe& pipe, std::string_view target, int columns);
 
   RowWriter& Null() { return Put({RowSlot::kNull, 0, {}}); }
   RowWriter& Int(int64_t v) { return Put({RowSlot::kInt, v, {}}); }
@@ -77,25 +46,30 @@ class RowWriter {
   // Writes the rows still buffered.
   void Finish();
 
-  // Inserts whole rows given as values (count: a multiple of the columns): kRows rows through the
-  // multi-row statement, fewer one row at a time (RowPipe::Drain, and this writer's own buffer).
-  void Insert(const RowSlot* slots, size_t count);
-
  private:
+  // Inserts whole rows given as values (count: a multiple of the columns): kRows rows through the
+  // multi-row statement, fewer one row at a time.
+  void Insert(const RowSlot* slots, size_t count);
   // Binds count values from slots to stmt's parameters 1.. and runs it.
   static void Run(Stmt& stmt, const RowSlot* slots, size_t count);
   RowWriter& Put(const RowSlot& s) {
     buf_.push_back(s);
     return *this;
   }
-  void Hand();  // to the pipe
-
   int columns_;
-  RowPipe* pipe_ = nullptr;
-  std::string_view target_;
   Stmt multi_, one_;
   std::vector<RowSlot> buf_;
 };
+
+// The CREATE TABLE statements of these tables in db, in the same order.
+std::vector<std::string> TableDdl(Db& db, const std::vector<std::string>& tables);
+// Creates a staging database at path (replacing any file there) holding the tables of `ddl`, and
+// opens a transaction on it. Its statements fail with SQLITE_INTERRUPT once *cancel is true.
+Db OpenStaging(const std::string& path, const std::vector<std::string>& ddl, const std::atomic<bool>* cancel);
+// Copies every row of `tables` from the (closed) staging database at path into db's tables of the
+// same names, then removes the file. Ends db's open transaction and begins a new one (ATTACH is
+// refused inside a transaction; with journal_mode OFF a commit costs no sync).
+void CopyStaged(Db& db, const std::string& path, const std::vector<std::string>& tables);
 
 }  // namespace tracesql
 
