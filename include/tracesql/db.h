@@ -89,12 +89,13 @@ struct ComputedViews {
 };
 // Creates the tables of ComputedViews (empty), each with the columns CREATE TABLE AS would give it
 // (found by running the view files on an empty in-memory copy of the schema), or with the DDL of
-// its "-- @table CREATE TABLE ..." line (one line; its columns in the SELECT's order).
+// its "-- @table CREATE TABLE ..." line (one line; its columns in the SELECT's order), and with
+// the indexes of its "-- @index" lines.
 ComputedViews CreateComputedTables(Db& db, bool materialize);
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
 // built as tables from the same SQL (with their "-- @index" indexes) instead; those marked
 // "-- @materialize always" are built as tables either way. A table in `computed` is already there
-// and filled: only its indexes are made (and the rows of its computed->sql_traces added). Returns the
+// and filled, with its indexes: only the rows of its computed->sql_traces are added. Returns the
 // seconds each view file took (file name, seconds), in order.
 std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize = true,
                                                         const ComputedViews* computed = nullptr);

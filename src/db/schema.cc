@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "tracesql/db.h"
 #include "tracesql/error.h"
@@ -62,6 +63,19 @@ ViewFile Classify(const EmbeddedFile& f, bool materialize) {
   return v;
 }
 
+// The statements of a view file's "-- @index ..." lines.
+std::vector<std::string> IndexLines(const std::string& text) {
+  std::vector<std::string> out;
+  const std::string marker = "\n-- @index ";
+  for (size_t pos = 0; (pos = text.find(marker, pos)) != std::string::npos;) {
+    size_t start = pos + marker.size();
+    size_t end = text.find('\n', start);
+    out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    pos = start;
+  }
+  return out;
+}
+
 void CreateAsTable(Db& db, ViewFile& v) {
   std::string text = v.text;
   text.replace(text.find("CREATE VIEW "), 12, "CREATE TABLE ");
@@ -94,12 +108,16 @@ ComputedViews CreateComputedTables(Db& db, bool materialize) {
       mem.Exec(v.text, v.path);
     }
   }
+  // Their indexes come with them, before any row: the importer stages the rows in a database of
+  // their own, builds the indexes there and copies both in (CopyStaged), so no index is built here.
   Stmt s = mem.Prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
-  for (const auto& name : out.tables) {
-    s.BindText(1, name);
-    if (!s.Step()) Errorf("sql/views: computed table {} was not created", name);
+  for (const auto& v : files) {
+    if (!v.computed) continue;
+    s.BindText(1, v.name);
+    if (!s.Step()) Errorf("sql/views: computed table {} was not created", v.name);
     db.Exec(s.ColumnText(0));
     s.Reset();
+    for (const std::string& index : IndexLines(v.text)) db.Exec(index, v.path);
   }
   return out;
 }
@@ -129,13 +147,9 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
       } else {
         CreateAsTable(db, v);
       }
-      size_t pos = 0;
-      const std::string marker = "\n-- @index ";
-      while ((pos = v.text.find(marker, pos)) != std::string::npos) {
-        size_t start = pos + marker.size();
-        size_t end = v.text.find('\n', start);
-        db.Exec(v.text.substr(start, end == std::string::npos ? std::string::npos : end - start), f.path);
-        pos = start;
+      // A computed table got its indexes with it (CreateComputedTables).
+      if (!(computed && computed->Has(v.name))) {
+        for (const std::string& index : IndexLines(v.text)) db.Exec(index, f.path);
       }
     }
     times.emplace_back(std::string(f.path.substr(f.path.rfind('/') + 1)),

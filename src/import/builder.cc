@@ -959,7 +959,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   ids.has_fwdbwd = has_fwdbwd;
   std::vector<std::string> staged = computed.Tables();
   staged.insert(staged.begin(), "flows");
-  std::vector<std::string> staged_ddl = TableDdl(db, staged);
+  TableDdl staged_ddl(db, staged);
   int64_t flow_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
   std::atomic<bool> cancel_stager{false};
   std::exception_ptr stager_error;
@@ -970,7 +970,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       std::vector<FlowPoint>().swap(flow_points_);
       std::vector<FlowRow>().swap(flow_rows_);
       if (computed.any()) counts.sql_tables = WriteComputed(stage, ids);
-      stage.Exec("COMMIT");
+      FinishStaging(stage, staged_ddl);
       stage.Close();
     } catch (...) {
       stager_error = std::current_exception();

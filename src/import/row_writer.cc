@@ -64,19 +64,22 @@ void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
   stmt.Run();
 }
 
-std::vector<std::string> TableDdl(Db& db, const std::vector<std::string>& tables) {
-  std::vector<std::string> ddl;
-  Stmt s = db.Prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?");
-  for (const std::string& t : tables) {
+TableDdl::TableDdl(Db& db, const std::vector<std::string>& names) {
+  Stmt s = db.Prepare("SELECT type, sql FROM sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid");
+  for (const std::string& t : names) {
+    bool found = false;
     s.BindText(1, t);
-    if (!s.Step() || s.ColumnIsNull(0)) Errorf("internal error: no table {} to stage", t);
-    ddl.push_back(s.ColumnText(0));
+    while (s.Step()) {
+      bool table = s.ColumnText(0) == "table";
+      found = found || table;
+      (table ? tables : indexes).push_back(s.ColumnText(1));
+    }
     s.Reset();
+    if (!found) Errorf("internal error: no table {} to stage", t);
   }
-  return ddl;
 }
 
-Db OpenStaging(const std::string& path, const std::vector<std::string>& ddl, const std::atomic<bool>* cancel) {
+Db OpenStaging(const std::string& path, const TableDdl& ddl, const std::atomic<bool>* cancel) {
   std::error_code ec;
   std::filesystem::remove(path, ec);
   Db db = Db::Open(path, /*create=*/true);
@@ -91,8 +94,13 @@ Db OpenStaging(const std::string& path, const std::vector<std::string>& ddl, con
     db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
   }
   db.Exec("BEGIN");
-  for (const std::string& sql : ddl) db.Exec(sql);
+  for (const std::string& sql : ddl.tables) db.Exec(sql);
   return db;
+}
+
+void FinishStaging(Db& stage, const TableDdl& ddl) {
+  for (const std::string& sql : ddl.indexes) stage.Exec(sql);
+  stage.Exec("COMMIT");
 }
 
 void CopyStaged(Db& db, const std::string& path, const std::vector<std::string>& tables) {

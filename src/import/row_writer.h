@@ -61,13 +61,19 @@ class RowWriter {
   std::vector<RowSlot> buf_;
 };
 
-// The CREATE TABLE statements of these tables in db, in the same order.
-std::vector<std::string> TableDdl(Db& db, const std::vector<std::string>& tables);
-// Creates a staging database at path (replacing any file there) holding the tables of `ddl`, and
-// opens a transaction on it. Its statements fail with SQLITE_INTERRUPT once *cancel is true.
-Db OpenStaging(const std::string& path, const std::vector<std::string>& ddl, const std::atomic<bool>* cancel);
+// The CREATE statements of some tables of a database: the tables', then their indexes'.
+struct TableDdl {
+  std::vector<std::string> tables, indexes;
+  TableDdl(Db& db, const std::vector<std::string>& names);
+};
+// Creates a staging database at path (replacing any file there) holding the tables of `ddl` (not
+// their indexes: FinishStaging builds them after the rows are in), and opens a transaction on it.
+// Its statements fail with SQLITE_INTERRUPT once *cancel is true.
+Db OpenStaging(const std::string& path, const TableDdl& ddl, const std::atomic<bool>* cancel);
+// Builds the indexes of `ddl` and commits.
+void FinishStaging(Db& stage, const TableDdl& ddl);
 // Copies every row of `tables` from the (closed) staging database at path into db's tables of the
-// same names, then removes the file. Ends db's open transaction and begins a new one (ATTACH is
+// same names (with their index entries when db has the same indexes), then removes the file. Ends db's open transaction and begins a new one (ATTACH is
 // refused inside a transaction; with journal_mode OFF a commit costs no sync).
 void CopyStaged(Db& db, const std::string& path, const std::vector<std::string>& tables);
 
