@@ -943,7 +943,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   // builder's arrays (they need only the launch and fwdbwd flows of the flow points, taken here).
   // Both threads read the builder; the staging one writes only the flow points (freed once the
   // flows are staged), stats_'s views_by_sql and gpu_op_names, which this one does not touch until
-  // the join. The staged rows are then copied in as they are (CopyStaged).
+  // the join. The staged rows are then copied in as they are (Stager::Finish).
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
@@ -959,34 +959,13 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   ids.has_fwdbwd = has_fwdbwd;
   std::vector<std::string> staged = computed.Tables();
   staged.insert(staged.begin(), "flows");
-  TableDdl staged_ddl(db, staged);
   int64_t flow_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
-  std::atomic<bool> cancel_stager{false};
-  std::exception_ptr stager_error;
-  std::thread stager([&] {
-    try {
-      Db stage = OpenStaging(computed.stage_path, staged_ddl, &cancel_stager);
-      counts.flows = WriteFlows(stage, ids, flow_base);
-      std::vector<FlowPoint>().swap(flow_points_);
-      std::vector<FlowRow>().swap(flow_rows_);
-      if (computed.any()) counts.sql_tables = WriteComputed(stage, ids);
-      FinishStaging(stage, staged_ddl);
-      stage.Close();
-    } catch (...) {
-      stager_error = std::current_exception();
-    }
+  Stager stager(db, computed.stage_path, staged, [&](Db& stage) {
+    counts.flows = WriteFlows(stage, ids, flow_base);
+    std::vector<FlowPoint>().swap(flow_points_);
+    std::vector<FlowRow>().swap(flow_rows_);
+    if (computed.any()) counts.sql_tables = WriteComputed(stage, ids);
   });
-  // Stops and joins the staging thread when this one fails (its next statement is interrupted).
-  struct JoinStager {
-    std::thread& t;
-    std::atomic<bool>& cancel;
-    ~JoinStager() {
-      if (t.joinable()) {
-        cancel.store(true);
-        t.join();
-      }
-    }
-  } join_stager{stager, cancel_stager};
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
@@ -1245,9 +1224,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     if (producer_error) std::rethrow_exception(producer_error);
     mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
-    stager.join();
-    if (stager_error) std::rethrow_exception(stager_error);
-    CopyStaged(db, computed.stage_path, staged);
+    stager.Finish(db);
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
     groups.reserve(op_groups.size());

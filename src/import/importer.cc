@@ -27,6 +27,7 @@
 
 #include "import/builder.h"
 #include "import/input.h"
+#include "import/row_writer.h"
 #include "import/splitter.h"
 #include "util/channel.h"
 #include "tracesql/db.h"
@@ -1256,16 +1257,21 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       ++summary.traces;
       CheckInterrupted();
     }
-    {
-      auto ts = Clock::now();
-      stacks.Write(db, strings);  // once, for all traces: its columns sum over them
-      if (computed.gpu_op_names) gpu_op_names.Write(db, strings);
-      summary.stages.insert += Since(ts);
-    }
     auto tx = Clock::now();
-    // The builders are gone: a larger cache for the index sorts and the views costs no peak memory.
-    db.Exec("PRAGMA cache_size = -65536");
-    CreateIndexes(db);
+    {
+      // The stacks (once, for all traces: their columns sum over them) and the GPU op names are
+      // written on a second thread while the indexes are built here.
+      std::vector<std::string> tables{"stacks"};
+      if (computed.gpu_op_names) tables.emplace_back("gpu_op_names");
+      Stager stager(db, computed.stage_path, tables, [&](Db& stage) {
+        stacks.Write(stage, strings);
+        if (computed.gpu_op_names) gpu_op_names.Write(stage, strings);
+      });
+      // The builders are gone: a larger cache for the index sorts and the views costs no peak memory.
+      db.Exec("PRAGMA cache_size = -65536");
+      CreateIndexes(db);
+      stager.Finish(db);
+    }
     summary.stages.index = Since(tx);
     auto tv = Clock::now();
     summary.stages.view_files = CreateViews(db, options.materialize, &computed_views);

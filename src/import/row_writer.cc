@@ -64,61 +64,75 @@ void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
   stmt.Run();
 }
 
-TableDdl::TableDdl(Db& db, const std::vector<std::string>& names) {
+Stager::Stager(Db& db, std::string path, std::vector<std::string> tables, std::function<void(Db& stage)> write)
+    : path_(std::move(path)), tables_(std::move(tables)) {
+  // The DDL as db has it: the transfer needs the same columns, constraints and indexes.
   Stmt s = db.Prepare("SELECT type, sql FROM sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid");
-  for (const std::string& t : names) {
+  for (const std::string& t : tables_) {
     bool found = false;
     s.BindText(1, t);
     while (s.Step()) {
       bool table = s.ColumnText(0) == "table";
       found = found || table;
-      (table ? tables : indexes).push_back(s.ColumnText(1));
+      (table ? table_ddl_ : index_ddl_).push_back(s.ColumnText(1));
     }
     s.Reset();
     if (!found) Errorf("internal error: no table {} to stage", t);
   }
+  thread_ = std::thread([this, write = std::move(write)] {
+    try {
+      std::error_code ec;
+      std::filesystem::remove(path_, ec);
+      Db stage = Db::Open(path_, /*create=*/true);
+      sqlite3_progress_handler(
+          stage.get(), 1000, [](void* flag) -> int { return static_cast<std::atomic<bool>*>(flag)->load() ? 1 : 0; },
+          &cancel_);
+      // The page size of the database being built (a transferred record is copied cell by cell), a
+      // small cache (the tables are appended to), no journal and no sync: the file is scratch.
+      stage.Exec(
+          "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -2048;");
+      // A simulated full disk for this file alone (tests/reliability/faults.py).
+      if (const char* max_pages = std::getenv("TRACESQL_TEST_STAGE_MAX_PAGES")) {
+        stage.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
+      }
+      stage.Exec("BEGIN");
+      for (const std::string& sql : table_ddl_) stage.Exec(sql);
+      write(stage);
+      // Indexes after the bulk insert: one sort each instead of a seek per row.
+      for (const std::string& sql : index_ddl_) stage.Exec(sql);
+      stage.Exec("COMMIT");
+      stage.Close();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
 }
 
-Db OpenStaging(const std::string& path, const TableDdl& ddl, const std::atomic<bool>* cancel) {
-  std::error_code ec;
-  std::filesystem::remove(path, ec);
-  Db db = Db::Open(path, /*create=*/true);
-  sqlite3_progress_handler(
-      db.get(), 1000, [](void* flag) -> int { return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0; },
-      const_cast<std::atomic<bool>*>(cancel));
-  // The page size of the database being built (a transferred record is copied cell by cell), a
-  // small cache (the tables are appended to), no journal and no sync: the file is scratch.
-  db.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -2048;");
-  // A simulated full disk for this file alone (tests/reliability/faults.py).
-  if (const char* max_pages = std::getenv("TRACESQL_TEST_STAGE_MAX_PAGES")) {
-    db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
+Stager::~Stager() {
+  if (thread_.joinable()) {
+    cancel_.store(true);
+    thread_.join();
   }
-  db.Exec("BEGIN");
-  for (const std::string& sql : ddl.tables) db.Exec(sql);
-  return db;
 }
 
-void FinishStaging(Db& stage, const TableDdl& ddl) {
-  for (const std::string& sql : ddl.indexes) stage.Exec(sql);
-  stage.Exec("COMMIT");
-}
-
-void CopyStaged(Db& db, const std::string& path, const std::vector<std::string>& tables) {
+void Stager::Finish(Db& db) {
+  thread_.join();
+  if (error_) std::rethrow_exception(error_);
   db.Exec("COMMIT");
   {
     Stmt attach = db.Prepare("ATTACH ? AS tracesql_stage");
-    attach.BindText(1, path);
+    attach.BindText(1, path_);
     attach.Run();
   }
   db.Exec("BEGIN");
-  for (const std::string& t : tables) {
+  for (const std::string& t : tables_) {
     db.Exec(fmt::format("INSERT INTO main.\"{0}\" SELECT * FROM tracesql_stage.\"{0}\"", t));
   }
   db.Exec("COMMIT");
   db.Exec("DETACH tracesql_stage");
   db.Exec("BEGIN");
   std::error_code ec;
-  std::filesystem::remove(path, ec);
+  std::filesystem::remove(path_, ec);
 }
 
 }  // namespace tracesql
