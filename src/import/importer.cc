@@ -1011,10 +1011,10 @@ class Progress {
   Clock::time_point last_;
 };
 
-// Removes the temporary database (and its journal) unless released.
-// The staging database of the computed tables (ComputedTables::stage_path) beside the temporary one.
+// The staging database (Stager: flows, computed tables, stacks) beside the temporary one.
 std::string StagePath(const std::string& temp_path) { return temp_path + "-stage"; }
 
+// Removes the temporary database (its journal, its staging database) unless released.
 class TempDbGuard {
  public:
   explicit TempDbGuard(std::string path) : path_(std::move(path)) {}
@@ -1042,11 +1042,9 @@ struct SignalGuard {
   explicit SignalGuard(const std::string& temp_path) {
     g_interrupted.store(false);
     g_kicking.store(false);
+    if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
     std::string stage_path = StagePath(temp_path);
-    if (stage_path.size() < sizeof g_stage_path) {
-      std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
-      std::memcpy(g_stage_path, stage_path.c_str(), stage_path.size() + 1);
-    }
+    if (stage_path.size() < sizeof g_stage_path) std::memcpy(g_stage_path, stage_path.c_str(), stage_path.size() + 1);
     struct sigaction sa {};
     sa.sa_handler = OnSignal;
     sigemptyset(&sa.sa_mask);

@@ -66,6 +66,8 @@ void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
 
 Stager::Stager(Db& db, std::string path, std::vector<std::string> tables, std::function<void(Db& stage)> write)
     : path_(std::move(path)), tables_(std::move(tables)) {
+  // An empty path would open a private temporary database that the copy could not attach.
+  if (path_.empty()) Errorf("internal error: no staging database path");
   // The DDL as db has it: the transfer needs the same columns, constraints and indexes.
   Stmt s = db.Prepare("SELECT type, sql FROM sqlite_schema WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY rowid");
   for (const std::string& t : tables_) {
