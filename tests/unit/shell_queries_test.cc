@@ -9,21 +9,12 @@
 #include "tracesql/error.h"
 #include "tracesql/queries.h"
 #include "tracesql/sql_bundle.h"
+#include "temp_dir.h"
 
 using namespace tracesql;
 namespace fs = std::filesystem;
 
-namespace {
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tq_queries_XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-  void Write(const std::string& name, const std::string& text) { std::ofstream(path / name) << text; }
-};
-}  // namespace
+using tracesql::testing::TempDir;
 
 TEST_CASE("queries: header lines give description and parameters", "[queries]") {
   QueryFile q;
@@ -64,7 +55,7 @@ TEST_CASE("queries: every bundled query has a header naming it", "[queries]") {
 }
 
 TEST_CASE("queries: user directories are searched in order and shadow the bundle", "[queries]") {
-  TempDir a, b;
+  TempDir a("tq_queries"), b("tq_queries");
   a.Write("top_kernels.sql", "-- description: mine\nSELECT 1;\n");
   a.Write("notes.txt", "not a query");
   b.Write("top_kernels.sql", "-- description: second\nSELECT 2;\n");

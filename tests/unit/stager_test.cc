@@ -2,33 +2,22 @@
 // copied in with their index entries.
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "import/row_writer.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
+#include "temp_dir.h"
 
 using namespace tracesql;
+using tracesql::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tq_stager_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // A database being built as the importer builds it: journal off, one open transaction.
 Db Building(const std::string& path) {
@@ -46,10 +35,10 @@ Db Building(const std::string& path) {
 }  // namespace
 
 TEST_CASE("Stager: rows and index entries are copied in, ids and order kept", "[stager]") {
-  TempDir dir;
-  Db db = Building(dir.path + "/db");
+  TempDir dir("tq_stager");
+  Db db = Building(dir / "db");
   db.Exec("INSERT INTO t VALUES (1, 7, 'before'); INSERT INTO u VALUES ('first', NULL)");
-  std::string stage = dir.path + "/db-stage";
+  std::string stage = dir / "db-stage";
   {
     Stager stager(db, stage, {"t", "u"}, [](Db& s) {
       Stmt t = s.Prepare("INSERT INTO t VALUES (?, ?, ?)");
@@ -80,18 +69,18 @@ TEST_CASE("Stager: rows and index entries are copied in, ids and order kept", "[
 }
 
 TEST_CASE("Stager: an error on the staging thread comes out of Finish", "[stager]") {
-  TempDir dir;
-  Db db = Building(dir.path + "/db");
-  std::string stage = dir.path + "/db-stage";
+  TempDir dir("tq_stager");
+  Db db = Building(dir / "db");
+  std::string stage = dir / "db-stage";
   Stager stager(db, stage, {"t"}, [](Db& s) { s.Exec("INSERT INTO t VALUES (1, NULL, 'k is NOT NULL')"); });
   CHECK_THROWS_WITH(stager.Finish(db), Catch::Contains("NOT NULL"));
   CHECK(db.QueryInt("SELECT count(*) FROM t") == 0);
 }
 
 TEST_CASE("Stager: destroyed without Finish, it interrupts the staging thread", "[stager]") {
-  TempDir dir;
-  Db db = Building(dir.path + "/db");
-  std::string stage = dir.path + "/db-stage";
+  TempDir dir("tq_stager");
+  Db db = Building(dir / "db");
+  std::string stage = dir / "db-stage";
   std::atomic<bool> started{false};
   auto t0 = std::chrono::steady_clock::now();
   {
@@ -110,8 +99,8 @@ TEST_CASE("Stager: destroyed without Finish, it interrupts the staging thread", 
 }
 
 TEST_CASE("Stager: a table that does not exist is an internal error", "[stager]") {
-  TempDir dir;
-  Db db = Building(dir.path + "/db");
-  CHECK_THROWS_WITH(Stager(db, dir.path + "/db-stage", {"nope"}, [](Db&) {}), Catch::Contains("no table nope"));
+  TempDir dir("tq_stager");
+  Db db = Building(dir / "db");
+  CHECK_THROWS_WITH(Stager(db, dir / "db-stage", {"nope"}, [](Db&) {}), Catch::Contains("no table nope"));
   CHECK_THROWS_WITH(Stager(db, "", {"t"}, [](Db&) {}), Catch::Contains("no staging database path"));
 }
