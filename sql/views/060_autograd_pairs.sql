@@ -23,20 +23,34 @@ seq_traces AS (                       -- traces without fwdbwd flows: only these
   FROM traces AS t
   WHERE NOT EXISTS (SELECT 1 FROM flows AS f WHERE f.trace_id = t.id AND f.cat = 'fwdbwd')
 ),
-seq_candidates AS (
-  SELECT b.trace_id, f.id AS fwd_id, b.id AS bwd_id,
-         row_number() OVER (PARTITION BY b.id ORDER BY f.ts DESC, f.id DESC) AS rn
+seq_bwd AS (                          -- backward nodes of the traces linked by number
+  SELECT b.trace_id, b.id, b.seq_num, b.thread_id
   FROM cpu_ops AS b
-  JOIN cpu_ops AS f
-    ON f.trace_id = b.trace_id AND f.seq_num = b.seq_num AND f.thread_id <> b.thread_id
   WHERE EXISTS (SELECT 1 FROM seq_traces)  -- constant: when every trace has flows, nothing is read
     AND b.trace_id IN (SELECT trace_id FROM seq_traces)
     AND b.seq_num IS NOT NULL
     AND (b.name LIKE 'autograd::engine::evaluate_function: %'
          OR (b.name GLOB '*Backward*' AND b.name NOT GLOB 'aten::*'
              AND b.trace_id IN (SELECT trace_id FROM seq_traces WHERE NOT has_eval)))
+  LIMIT -1                            -- not flattened into the join (see seq_fwd)
+),
+seq_fwd AS (                          -- the forward ops they may point at
+  SELECT f.trace_id, f.id, f.seq_num, f.thread_id, f.ts
+  FROM cpu_ops AS f
+  WHERE EXISTS (SELECT 1 FROM seq_traces)
+    AND f.trace_id IN (SELECT trace_id FROM seq_traces)
+    AND f.seq_num IS NOT NULL
     AND f.name NOT LIKE 'autograd::engine::evaluate_function: %'
     AND NOT (f.name GLOB '*Backward*' AND f.name NOT GLOB 'aten::*')
+  LIMIT -1                            -- LIMIT keeps the two sides from being flattened into one
+),                                    -- join over cpu_ops: each is read once and joined through an
+                                      -- automatic index (flattened, one side was rescanned for every
+                                      -- trace: 4.8 s instead of 0.4 s on a 19-trace database)
+seq_candidates AS (
+  SELECT b.trace_id, f.id AS fwd_id, b.id AS bwd_id,
+         row_number() OVER (PARTITION BY b.id ORDER BY f.ts DESC, f.id DESC) AS rn
+  FROM seq_bwd AS b
+  JOIN seq_fwd AS f ON f.trace_id = b.trace_id AND f.seq_num = b.seq_num AND f.thread_id <> b.thread_id
 ),
 pairs AS (
   SELECT * FROM flow_pairs

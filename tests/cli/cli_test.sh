@@ -113,6 +113,47 @@ sqlite3 "$W/other.db" "CREATE TABLE x(a)" 2>/dev/null || python3 -c "import sqli
 expect_error "foreign db" "other.db: not a tracesql database" -- query "$W/other.db" "SELECT 1"
 rm -f "$W/other.db" "$W/g.db"
 
+# autograd_pairs of several traces linked by Sequence number (no fwdbwd flows: their rows come
+# from the view's SELECT, run once for all of them) and one linked by a fwdbwd flow (computed by
+# the importer), in one database: each trace gets the pairs it gets alone, in trace order. Trace
+# SEQ(n): forward aten::mm (Sequence number n) on thread 1 and its backward node on thread 2;
+# trace FLOW: the same pair joined by a fwdbwd flow.
+seq_trace() {  # $1 = sequence number, $2 = op name
+  printf '{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "%s", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "args": {"Sequence number": %s}},
+ {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0", "pid": 1, "tid": 2, "ts": 20, "dur": 5, "args": {"Sequence number": %s}}]}' "$2" "$1" "$1"
+}
+seq_trace 7 aten::mm > "$W/s1.json"
+seq_trace 9 aten::addmm > "$W/s2.json"
+printf '{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+ {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: BmmBackward0", "pid": 1, "tid": 2, "ts": 20, "dur": 5},
+ {"ph": "s", "cat": "fwdbwd", "name": "fwdbwd", "id": 1, "pid": 1, "tid": 1, "ts": 0},
+ {"ph": "f", "cat": "fwdbwd", "name": "fwdbwd", "id": 1, "pid": 1, "tid": 2, "ts": 20, "bp": "e"}]}' > "$W/f1.json"
+pairs_sql="SELECT trace_id, fwd_name, bwd_name, seq_num, link FROM autograd_pairs ORDER BY rowid"
+if "$TQ" import -q "$W/s1.json" "$W/f1.json" "$W/s2.json" "$W/s1.json" -o "$W/ag.db"; then
+  got=$("$TQ" query "$W/ag.db" "$pairs_sql" --format csv | tail -n +2)
+  expected='1,aten::mm,autograd::engine::evaluate_function: MmBackward0,7,seq
+2,aten::bmm,autograd::engine::evaluate_function: BmmBackward0,,flow
+3,aten::addmm,autograd::engine::evaluate_function: MmBackward0,9,seq
+4,aten::mm,autograd::engine::evaluate_function: MmBackward0,7,seq'
+  # The importer writes trace 2's row as it goes and the SQL's after the last trace: by trace_id.
+  got_sorted=$(echo "$got" | sort -t, -k1,1n)
+  [ "$got_sorted" = "$expected" ] && ok || bad "autograd_pairs of four traces: got '$got'"
+  # The SQL's rows are in trace order among themselves.
+  seq_order=$(echo "$got" | grep ',seq$' | cut -d, -f1 | tr '\n' ' ')
+  [ "$seq_order" = "1 3 4 " ] && ok || bad "autograd_pairs seq rows out of trace order: '$seq_order'"
+  for k in 1 2; do
+    "$TQ" import -q "$W/s$k.json" -o "$W/one$k.db" || bad "import s$k.json"
+    one=$("$TQ" query "$W/one$k.db" "SELECT fwd_event_id, bwd_event_id FROM autograd_pairs" --format csv | tail -n +2)
+    [ "$one" = "1,2" ] && ok || bad "autograd_pairs of s$k.json alone: got '$one'"
+    rm -f "$W/one$k.db"
+  done
+else
+  bad "import of four traces for autograd_pairs failed"
+fi
+rm -f "$W/ag.db" "$W"/s1.json "$W"/s2.json "$W"/f1.json
+
 # Two databases in one command: trace_diff with --against, and --attach. A: aten::mm twice (10 us
 # each) and kernel gemm (4 us); B: aten::mm once (30 us), gemm (4 us) and relu_k (2 us). By hand
 # (ns): mm 2 -> 1 calls, 20000 -> 30000 (+10000, +50 % > 5 %): slower; relu_k added (2000); gemm
