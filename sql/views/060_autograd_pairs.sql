@@ -18,10 +18,13 @@ WITH flow_pairs AS (
 ),
 seq_traces AS (                       -- traces without fwdbwd flows: only these are linked by number
   SELECT t.id AS trace_id,
-         EXISTS (SELECT 1 FROM cpu_ops AS c
-                  WHERE c.trace_id = t.id AND c.name LIKE 'autograd::engine::evaluate_function: %') AS has_eval
+         EXISTS (SELECT 1 FROM event_ranges AS r    -- the trace's own CPU ops (cpu_ops reads every
+                  JOIN events AS c                  -- trace's range and filters by trace_id)
+                    ON c.id BETWEEN r.first_id AND r.last_id
+                  WHERE r.kind = 'cpu_op' AND r.trace_id = t.id AND c.cat IN ('cpu_op', 'Operator')
+                    AND c.name LIKE 'autograd::engine::evaluate_function: %') AS has_eval
   FROM traces AS t
-  WHERE NOT EXISTS (SELECT 1 FROM flows AS f WHERE f.trace_id = t.id AND f.cat = 'fwdbwd')
+  WHERE t.id NOT IN (SELECT f.trace_id FROM flows AS f WHERE f.cat = 'fwdbwd')  -- one scan of flows
 ),
 seq_bwd AS (                          -- backward nodes of the traces linked by number
   SELECT b.trace_id, b.id, b.seq_num, b.thread_id
