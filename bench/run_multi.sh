@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Multi-trace benchmark: many traces (every rank of a job) imported into one database, against the
+# same traces imported one database each. A per-trace cost that grows with the database (a view's
+# SQL run once per trace over every trace's rows) shows as a ratio well above 1.
+#
+#   bench/run_multi.sh [--copies N] [TRACE ...]
+#
+# TRACE defaults to every .json/.json.gz in ../shared/traces and tests/data/traces; --copies N
+# repeats the list N times (N ranks of the same job; default 1). Prints the time of the one
+# multi-trace import (with its --timings stages and the slowest view files), the summed time of the
+# single imports, and their ratio, then times each bundled query on the multi-trace database.
+# TRACESQL defaults to build/tracesql. See bench/README.md.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+out="$here/out"
+TRACESQL="${TRACESQL:-$root/build/tracesql}"
+
+copies=1
+traces=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --copies) copies="$2"; shift 2 ;;
+    --copies=*) copies="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run_multi.sh: unknown option: $1" >&2; exit 2 ;;
+    *) traces+=("$1"); shift ;;
+  esac
+done
+if [ ${#traces[@]} -eq 0 ]; then
+  for d in "$root/../shared/traces" "$root/tests/data/traces"; do
+    [ -d "$d" ] || continue
+    while IFS= read -r f; do traces+=("$f"); done < <(find "$d" -maxdepth 1 \( -name '*.json' -o -name '*.json.gz' \) | sort)
+  done
+fi
+[ ${#traces[@]} -gt 0 ] || { echo "run_multi.sh: no traces" >&2; exit 2; }
+all=()
+for ((c = 0; c < copies; c++)); do all+=("${traces[@]}"); done
+
+mkdir -p "$out"
+db="$out/multi.db"
+one="$out/multi_one.db"
+now() { date +%s.%N; }
+
+t0=$(now)
+"$TRACESQL" import -q --force --timings "${all[@]}" -o "$db" 2> "$out/multi.timings"
+t1=$(now)
+multi=$(echo "$t1 - $t0" | bc)
+
+single=0
+for f in "${all[@]}"; do
+  s=$(now)
+  "$TRACESQL" import -q --force "$f" -o "$one"
+  e=$(now)
+  single=$(echo "$single + $e - $s" | bc)
+done
+rm -f "$one"
+
+echo "### multi-trace import: ${#all[@]} traces (${#traces[@]} distinct x $copies)"
+echo
+echo "- one database: **$(printf '%.2f' "$multi") s**; one database each: $(printf '%.2f' "$single") s in all;" \
+     "ratio $(echo "scale=2; $multi / $single" | bc)"
+echo "- $(grep '^stages:' "$out/multi.timings")"
+echo "- $(grep '^views:' "$out/multi.timings" || echo 'views: -')"
+echo
+echo "| bundled query (defaults) | s |"
+echo "|---|---:|"
+"$TRACESQL" queries --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | while IFS= read -r q; do
+  [ -n "$q" ] || continue
+  s=$(now)
+  "$TRACESQL" run "$db" "$q" --format csv > /dev/null 2>&1 || true
+  e=$(now)
+  printf '| %s | %.2f |\n' "$q" "$(echo "$e - $s" | bc)"
+done
