@@ -36,12 +36,12 @@ bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
 
 }  // namespace
 
-std::vector<std::string> ComputedTables::Tables() const {
-  std::vector<std::string> names;
+std::vector<const char*> ComputedTables::Tables() const {
+  std::vector<const char*> names;
   for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"},
                            {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
                            {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}}) {
-    if (on) names.emplace_back(table);
+    if (on) names.push_back(table);
   }
   return names;
 }
@@ -98,7 +98,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds& w) {
+std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -130,7 +130,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
     if (!exact) {
       to_sql.push_back("memory_devices");
     } else {
-      RowWriter out(rows, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
+      RowWriter out(db, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
       for (const auto& [key, d] : devices) {
         out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
         out.EndRow();
@@ -193,10 +193,9 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
   if (big) {
     stats_.Set(StatId::views_by_sql, 1);
-    for (auto [on, table] : {std::pair{w.op_kernel_links, "op_kernel_links"}, {w.idle_gaps, "idle_gaps"},
-                             {w.stream_idle_gaps, "stream_idle_gaps"}, {w.autograd_pairs, "autograd_pairs"},
-                             {w.gpu_segments, "gpu_segments"}}) {
-      if (on) to_sql.push_back(table);
+    // memory_devices was settled above: its rows do not depend on the times' size.
+    for (const char* table : w.Tables()) {
+      if (std::string_view(table) != "memory_devices") to_sql.push_back(table);
     }
     return to_sql;
   }
@@ -227,7 +226,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
       }
       return sum;
     };
-    RowWriter out(rows,
+    RowWriter out(db,
                   "autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
                   " bwd_dur, fwd_gpu_time, bwd_gpu_time, link)",
                   11);
@@ -285,7 +284,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
         if (c.delta > 0) queue[c.op] = q;
       }
     }
-    RowWriter out(rows,
+    RowWriter out(db,
                   "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
                   " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
                   " launch_delay, name_id, queue)",
@@ -335,15 +334,15 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
     // Per device, cut at every start and end of the ops that take time; a piece where ops run gets
     // the distinct names running throughout it. Rows go out as found: seq counts them in (device,
     // ts) order, the order of the table's key (trace_id, ts, seq) when the trace has one device.
-    // The names text of a piece is kept in a set (a few distinct sets).
+    // The names text of a piece is interned (a few distinct sets): RowWriter keeps views of it.
     struct Edge {
       int64_t t;
       uint32_t name;
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
     };
-    std::unordered_set<std::string> kept;  // each distinct names text, alive until out.Finish()
-    RowWriter out(rows, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
+    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
+    std::unordered_set<std::string> name_sets;
     std::string names;
     std::vector<Edge> edges;
     std::vector<std::pair<uint32_t, int>> active;  // (name id, ops running), by name id
@@ -366,7 +365,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
             if (!names.empty()) names += ',';
             names += std::to_string(name);
           }
-          std::string_view text = *kept.insert(names).first;  // bound when 16 rows are buffered
+          const std::string& text = *name_sets.insert(names).first;
           int64_t from = edges[k - 1].t;  // the previous cut: every edge there has been applied
           out.Int(w.trace_id).Int(from).Int(++seq).Opt(all[b]->device).Int(t - from).Text(text);
           out.EndRow();
@@ -391,7 +390,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
       if (a->ts != b->ts) return a->ts < b->ts;
       return id(a->ev) < id(b->ev);
     });
-    RowWriter out(rows,
+    RowWriter out(db,
                   "stream_idle_gaps (trace_id, device, stream, ts, dur, end_ts, prev_event_id, next_event_id,"
                   " next_launch_ts, category)",
                   10);
@@ -467,7 +466,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(Db& rows, const ComputedIds
     }
     return kNull;
   };
-  RowWriter out(rows,
+  RowWriter out(db,
                 "idle_gaps (trace_id, device, ts, dur, end_ts, prev_event_id, next_event_id, next_launch_event_id,"
                 " next_launch_ts, cause, host_event_id)",
                 11);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -957,8 +956,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
   ids.launch_flows = &launch_flows;
   ids.fwdbwd = &fwdbwd;
   ids.has_fwdbwd = has_fwdbwd;
-  std::vector<std::string> staged = computed.Tables();
-  staged.insert(staged.begin(), "flows");
+  std::vector<std::string> staged{"flows"};
+  for (const char* table : computed.Tables()) staged.emplace_back(table);
   int64_t flow_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
   Stager stager(db, computed.stage_path, staged, [&](Db& stage) {
     counts.flows = WriteFlows(stage, ids, flow_base);

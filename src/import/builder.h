@@ -263,14 +263,15 @@ struct ComputedTables {
   bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false, autograd_pairs = false;
   bool gpu_segments = false, memory_devices = false;
   GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id) and gpu_segments
-  // Where their rows are staged while the events go in (a database file beside the one being
-  // built; created and removed by each Write).
+  // Where the import stages tables beside the main thread (Stager: each trace's flows and these
+  // tables while its events go in, then the stacks): a database file beside the one being built,
+  // created and removed by each Stager.
   std::string stage_path;
   bool any() const {
     return op_kernel_links || idle_gaps || stream_idle_gaps || autograd_pairs || gpu_segments || memory_devices;
   }
   // The names of the tables that are on.
-  std::vector<std::string> Tables() const;
+  std::vector<const char*> Tables() const;
 };
 
 class TraceBuilder {
@@ -324,9 +325,9 @@ class TraceBuilder {
   int64_t WriteFlows(Db& out, const ComputedIds& ids, int64_t flow_base);
   // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
   // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
-  // The rows go into `rows` (the staging database, on the computing thread): it reads the builder's
-  // arrays and strings only, and sets stats_'s views_by_sql.
-  std::vector<const char*> WriteComputed(Db& rows, const ComputedIds& ids);
+  // It runs on the staging thread (db is the staging database): it reads the builder's arrays and
+  // strings only, and sets stats_'s views_by_sql.
+  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids);
 
   std::string path_;
   Interner& strings_;

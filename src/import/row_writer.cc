@@ -32,33 +32,26 @@ RowWriter::RowWriter(Db& db, std::string_view target, int columns)
 void RowWriter::EndRow() {
   if (buf_.size() % static_cast<size_t>(columns_) != 0) Errorf("RowWriter: a row has the wrong number of values");
   if (buf_.size() == static_cast<size_t>(columns_) * kRows) {
-    Insert(buf_.data(), buf_.size());
+    Run(multi_, 0, buf_.size());
     buf_.clear();
   }
 }
 
 void RowWriter::Finish() {
-  Insert(buf_.data(), buf_.size());
+  for (size_t from = 0; from < buf_.size(); from += static_cast<size_t>(columns_)) {
+    Run(one_, from, static_cast<size_t>(columns_));
+  }
   buf_.clear();
 }
 
-void RowWriter::Insert(const RowSlot* slots, size_t count) {
-  size_t cols = static_cast<size_t>(columns_);
-  if (count == cols * kRows) {
-    Run(multi_, slots, count);
-    return;
-  }
-  for (size_t from = 0; from < count; from += cols) Run(one_, slots + from, cols);
-}
-
-void RowWriter::Run(Stmt& stmt, const RowSlot* slots, size_t count) {
+void RowWriter::Run(Stmt& stmt, size_t from, size_t count) {
   for (size_t k = 0; k < count; ++k) {
-    const RowSlot& s = slots[k];
+    const Slot& s = buf_[from + k];
     int i = static_cast<int>(k) + 1;
     switch (s.type) {
-      case RowSlot::kNull: stmt.BindNull(i); break;
-      case RowSlot::kInt: stmt.BindInt(i, s.i); break;
-      case RowSlot::kText: stmt.BindText(i, s.s); break;
+      case Slot::kNull: stmt.BindNull(i); break;
+      case Slot::kInt: stmt.BindInt(i, s.i); break;
+      case Slot::kText: stmt.BindText(i, s.s); break;
     }
   }
   stmt.Run();
