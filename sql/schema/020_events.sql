@@ -33,15 +33,17 @@ CREATE TABLE events (
   arg_shape_id INTEGER,       -- which keys the args have, in order (arg_keys.shape_id); NULL when the event
                               -- has no args object ({} is a shape with no keys)
   arg_values TEXT,            -- the arg values as a minified JSON array, in key order (numbers keep their
-                              -- exact text; an integer beyond int64 is a JSON string of its digits).
+                              -- exact text; an integer beyond int64 is a JSON string of its digits),
+                              -- without the values kept in columns (arg_keys.path NULL).
                               -- Read args through the args or event_args views.
   input_shape_id INTEGER      -- input_shapes.id of the event's args 'Input Dims' and 'Input type'
                               -- (record_shapes); NULL when it has neither
 );
 
 -- memory_args: the allocator args of '[memory]' instants (profile_memory) that are JSON integers, as
--- columns, so memory_events reads no JSON. A value that is not an integer within int64 (never seen)
--- is NULL here and stays in events.arg_values, where memory_events falls back to it.
+-- columns, so memory_events reads no JSON; they are not repeated in events.arg_values (arg_keys.path
+-- NULL). A value that is not an integer within int64 (never seen) is NULL here and stays in
+-- events.arg_values, where memory_events falls back to it.
 CREATE TABLE memory_args (
   event_id INTEGER PRIMARY KEY REFERENCES events(id),  -- the [memory] instant
   bytes INTEGER,              -- args 'Bytes' (negative for a free)
@@ -59,9 +61,13 @@ CREATE TABLE arg_keys (
   idx INTEGER NOT NULL,       -- 0-based position of the key in the args object (file order)
   key TEXT NOT NULL,          -- arg name exactly as written ('Input Dims', 'External id', ...)
   path TEXT,                  -- JSON path of the value in events.arg_values ('$[n]', n = the number of
-                              -- keys before it that have a path); NULL for 'Input Dims' (2020: 'Input dims')
-                              -- and 'Input type' of an event with events.input_shape_id: their value is in
-                              -- input_shapes
+                              -- keys before it that have a path); NULL when the value is in a column
+                              -- instead: 'Input Dims' (2020: 'Input dims') and 'Input type' of an event
+                              -- with events.input_shape_id (input_shapes), a promoted key that is an
+                              -- integer (its events column: 'External id' / 'external id', 'correlation',
+                              -- 'Sequence number', 'Fwd thread id', 'Python id', 'Python parent id',
+                              -- 'device', 'stream'), an allocator key of a [memory] instant that is an
+                              -- integer (memory_args). The args and event_args views read it there.
   PRIMARY KEY (shape_id, idx)
 ) WITHOUT ROWID;
 
@@ -78,7 +84,10 @@ CREATE TABLE input_shapes (
 
 -- args: one row per (event, arg key), lossless. Numbers come back with SQLite's own type, strings as
 -- text, arrays and objects as minified JSON text, integers beyond int64 as text of their exact digits.
--- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id.
+-- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id. A key without a path
+-- (arg_keys.path NULL) has its value in a column instead of events.arg_values: 'Input Dims' /
+-- 'Input type' in input_shapes, a promoted key in its events column ('External id' ->
+-- external_id, ...), an allocator key of a [memory] instant in memory_args.
 CREATE VIEW args AS
 SELECT
   event_id,                   -- events.id
@@ -89,8 +98,25 @@ SELECT
 FROM (
   SELECT e.id AS event_id, e.trace_id, k.key,
          CASE WHEN k.path IS NOT NULL THEN e.arg_values
-              ELSE (SELECT CASE k.key WHEN 'Input type' THEN s.input_type ELSE s.input_dims END
-                      FROM input_shapes AS s WHERE s.id = e.input_shape_id) END AS j,
+              ELSE CASE k.key
+                WHEN 'Input type' THEN (SELECT s.input_type FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                WHEN 'Input Dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                WHEN 'Input dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                WHEN 'External id' THEN e.external_id
+                WHEN 'external id' THEN e.external_id
+                WHEN 'correlation' THEN e.correlation
+                WHEN 'Sequence number' THEN e.seq_num
+                WHEN 'Fwd thread id' THEN e.fwd_thread_id
+                WHEN 'Python id' THEN e.python_id
+                WHEN 'Python parent id' THEN e.python_parent_id
+                WHEN 'device' THEN e.device
+                WHEN 'stream' THEN e.stream
+                ELSE (SELECT CASE k.key WHEN 'Bytes' THEN m.bytes WHEN 'Addr' THEN m.addr
+                                        WHEN 'Total Allocated' THEN m.total_allocated
+                                        WHEN 'Total Reserved' THEN m.total_reserved
+                                        WHEN 'Device Type' THEN m.device_type WHEN 'Device Id' THEN m.device_id END
+                        FROM memory_args AS m WHERE m.event_id = e.id) END
+         END AS j,
          coalesce(k.path, '$') AS p
   FROM events AS e
   JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
@@ -98,13 +124,31 @@ FROM (
 
 -- event_args: each event's args as one JSON object (keys in file order), for json_extract():
 --   SELECT json_extract(a.args, '$."Input Dims"') FROM events e JOIN event_args a ON a.event_id = e.id
+-- Values without a path are read from their column as in the args view.
 CREATE VIEW event_args AS
 SELECT
   e.id AS event_id,           -- events.id
   (SELECT json_group_object(k.key,
             CASE WHEN k.path IS NOT NULL THEN e.arg_values -> k.path
-                 ELSE (SELECT json(CASE k.key WHEN 'Input type' THEN s.input_type ELSE s.input_dims END)
-                         FROM input_shapes AS s WHERE s.id = e.input_shape_id) END)
+                 ELSE CASE k.key
+                   WHEN 'Input type' THEN (SELECT json(s.input_type) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                   WHEN 'Input Dims' THEN (SELECT json(s.input_dims) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                   WHEN 'Input dims' THEN (SELECT json(s.input_dims) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+                   WHEN 'External id' THEN e.external_id
+                   WHEN 'external id' THEN e.external_id
+                   WHEN 'correlation' THEN e.correlation
+                   WHEN 'Sequence number' THEN e.seq_num
+                   WHEN 'Fwd thread id' THEN e.fwd_thread_id
+                   WHEN 'Python id' THEN e.python_id
+                   WHEN 'Python parent id' THEN e.python_parent_id
+                   WHEN 'device' THEN e.device
+                   WHEN 'stream' THEN e.stream
+                   ELSE (SELECT CASE k.key WHEN 'Bytes' THEN m.bytes WHEN 'Addr' THEN m.addr
+                                           WHEN 'Total Allocated' THEN m.total_allocated
+                                           WHEN 'Total Reserved' THEN m.total_reserved
+                                           WHEN 'Device Type' THEN m.device_type WHEN 'Device Id' THEN m.device_id END
+                           FROM memory_args AS m WHERE m.event_id = e.id) END
+            END)
      FROM (SELECT key, path FROM arg_keys WHERE shape_id = e.arg_shape_id ORDER BY idx) AS k
   ) AS args                   -- JSON object text
 FROM events AS e

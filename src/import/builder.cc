@@ -108,90 +108,50 @@ uint32_t ArgShapes::Intern(std::string_view sig) {
   return id;
 }
 
+int PromotedIndex(std::string_view key) {
+  switch (key.size()) {
+    case 4:
+      if (key == "Addr") return kAddr;
+      break;
+    case 5:
+      if (key == "Bytes") return kBytes;
+      break;
+    case 6:
+      if (key == "device") return kDevice;
+      if (key == "stream") return kStream;
+      break;
+    case 9:
+      if (key == "Python id") return kPythonId;
+      if (key == "Device Id") return kDeviceId;
+      break;
+    case 11:
+      if (key == "External id" || key == "external id") return kExternalId;
+      if (key == "correlation") return kCorrelation;
+      if (key == "Device Type") return kDeviceType;
+      break;
+    case 14:
+      if (key == "Total Reserved") return kTotalReserved;
+      break;
+    case 13:
+      if (key == "Fwd thread id") return kFwdThreadId;
+      break;
+    case 15:
+      if (key == "Sequence number") return kSeqNum;
+      if (key == "Total Allocated") return kTotalAllocated;
+      break;
+    case 16:
+      if (key == "Python parent id") return kPythonParentId;
+      break;
+    default:
+      break;
+  }
+  return -1;
+}
+
 uint32_t ArgShapes::Concat(uint32_t a, uint32_t b) {
   std::string sig = a ? sigs_[a - 1] : std::string();
   if (b) sig += sigs_[b - 1];
   return Intern(sig);
-}
-
-uint32_t ArgShapes::OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop) {
-  if (shape >= ool_.size()) {
-    ool_.resize(sigs_.size() + 64, 0);
-    ool_drop_.resize(sigs_.size() + 64);
-  }
-  if (ool_[shape] == 0) {
-    // A parser shape (no key out of line yet): each key's value is at the key's own position. The
-    // last 'Input Dims' (2020: 'Input dims') and the last 'Input type' key go out of line: the
-    // values the parser kept for input_shapes.
-    std::vector<std::string_view> keys;
-    int last_dims = -1, last_types = -1;
-    for (std::string_view rest = sigs_[shape - 1]; rest.size() >= 4;) {
-      uint32_t len;
-      std::memcpy(&len, rest.data(), 4);
-      std::string_view key = rest.substr(4, len);
-      if (key == "Input Dims" || key == "Input dims") last_dims = static_cast<int>(keys.size());
-      if (key == "Input type") last_types = static_cast<int>(keys.size());
-      keys.push_back(key);
-      rest.remove_prefix(4 + len);
-    }
-    std::string out;
-    std::vector<uint32_t> positions;
-    for (int k = 0; k < static_cast<int>(keys.size()); ++k) {
-      uint32_t len = static_cast<uint32_t>(keys[k].size());
-      if (k == last_dims || k == last_types) {
-        len |= kOutOfLine;
-        positions.push_back(static_cast<uint32_t>(k));
-      }
-      out.append(reinterpret_cast<const char*>(&len), 4);
-      out.append(keys[k]);
-    }
-    uint32_t id = positions.empty() ? shape : Intern(out);
-    if (id >= ool_.size()) {
-      ool_.resize(sigs_.size() + 64, 0);
-      ool_drop_.resize(sigs_.size() + 64);
-    }
-    ool_[shape] = id + 1;
-    ool_drop_[shape] = std::move(positions);
-  }
-  *drop = &ool_drop_[shape];
-  return ool_[shape] - 1;
-}
-
-// Drops the elements at `drop` (sorted array positions) from a minified JSON array.
-void DropArrayElements(std::string_view array, const std::vector<uint32_t>& drop, std::string& out) {
-  out.assign("[");
-  size_t i = 1, n = array.size() - 1;  // inside the brackets
-  uint32_t pos = 0;
-  size_t k = 0;
-  while (i < n) {
-    size_t start = i;
-    int depth = 0;
-    bool in_string = false;
-    for (; i < n; ++i) {
-      char c = array[i];
-      if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-      } else if (c == ']' || c == '}') {
-        --depth;
-      } else if (c == ',' && depth == 0) {
-        break;
-      }
-    }
-    if (k < drop.size() && drop[k] == pos) {
-      ++k;
-    } else {
-      if (out.size() > 1) out.push_back(',');
-      out.append(array.substr(start, i - start));
-    }
-    ++pos;
-    ++i;  // past the comma
-  }
-  out.push_back(']');
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {
@@ -310,7 +270,7 @@ uint64_t TraceBuilder::Spill(int file, std::string_view text) {
 // and the ProfilerStep#N that 2020-21 traces write as Operator, its name. Mirrors the category views.
 uint8_t TraceBuilder::KindOf(const EventRec& r, std::string_view name) {
   std::string_view ph = strings_.Get(r.ph);
-  if (name == "[memory]" && (ph == "i" || ph == "I")) return kKindMemory;
+  if (IsMemoryInstant(ph, name)) return kKindMemory;
   if (r.cat == 0) return kKindOther;
   if (r.cat >= cat_kind_.size()) cat_kind_.resize(strings_.size() + 64, 0);
   uint8_t& cached = cat_kind_[r.cat];
@@ -1017,7 +977,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     Stmt s_one = events_insert(1);
     RowWriter mem(db, "memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)",
                   1 + kMemoryEnd - kMemoryFirst);
-    constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
     std::string merged;
     std::vector<char> thread_is_cpu(threads_.size());  // threads.kind = 'cpu' (see the threads rows)
     for (size_t k = 0; k < threads_.size(); ++k) thread_is_cpu[k] = threads_[k].cpu_events > 0;
@@ -1121,18 +1080,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         }
         put(25, true, shape);
         args.append(merged);
-      } else if (e.args_len && has_shape) {
-        // Input Dims / Input type live in input_shapes: out of the values array.
-        const std::vector<uint32_t>* drop = nullptr;
-        uint32_t shape = shapes_.OutOfLine(e.shape, &drop);
-        std::string_view values = read_args(e.kind, e.args_off, e.args_len);
-        put(25, true, shape);
-        if (shape != e.shape) {
-          DropArrayElements(values, *drop, merged);
-          args.append(merged);
-        } else {
-          args.append(values);
-        }
       } else if (e.args_len) {
         put(25, true, e.shape);
         args.append(read_args(e.kind, e.args_off, e.args_len));

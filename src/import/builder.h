@@ -65,6 +65,20 @@ enum Promoted : uint8_t {
 };
 inline constexpr int kEventColumns = kBytes;
 inline constexpr int kMemoryFirst = kBytes, kMemoryEnd = kInputShape;
+inline constexpr uint32_t kEventBits = (1u << kEventColumns) - 1;  // mask bits of the events columns
+inline constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMemoryFirst) - 1);
+// EventRec::mask bit set when a promoted value is written "-0": json_extract reads it as 0 but `->`
+// keeps its text, so such an event keeps every value in line (arg_keys.path not NULL).
+inline constexpr uint16_t kKeepInLine = 1u << 15;
+static_assert(kPromotedCount <= 15);
+
+// Whether an event is a [memory] instant (kind 'memory', a memory_args row).
+inline bool IsMemoryInstant(std::string_view ph, std::string_view name) {
+  return name == "[memory]" && (ph == "i" || ph == "I");
+}
+
+// The Promoted slot of an arg key, -1 when the key is not promoted.
+int PromotedIndex(std::string_view key);
 
 struct EventRec {
   int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
@@ -133,13 +147,12 @@ struct EndArgs {
 class ArgShapes {
  public:
   // sig: the keys, each as a 4-byte length then its bytes. A length with kOutOfLine set marks a key
-  // whose value is not in events.arg_values but in input_shapes (arg_keys.path NULL).
+  // whose value is not in events.arg_values (arg_keys.path NULL) but in a column: input_shapes for
+  // 'Input Dims' / 'Input type', the promoted events column or memory_args for a promoted key (the
+  // parser moves them: ArgsReader::Finish).
   static constexpr uint32_t kOutOfLine = 0x80000000u;
   uint32_t Intern(std::string_view sig);
   uint32_t Concat(uint32_t a, uint32_t b);
-  // The shape with 'Input Dims' / 'Input type' moved out of line, and the array positions of their
-  // values (which the caller drops from the values). Returns `shape` itself when it has neither.
-  uint32_t OutOfLine(uint32_t shape, const std::vector<uint32_t>** drop);
   const std::deque<std::string>& sigs() const { return sigs_; }
   size_t written = 0;  // shapes already written to the database
 
@@ -148,8 +161,6 @@ class ArgShapes {
   std::deque<std::string> sigs_;                        // id = index + 1
   std::string_view last_sig_;
   uint32_t last_id_ = 0;
-  std::vector<uint32_t> ool_;                  // by shape id: OutOfLine result + 1, 0 = not computed
-  std::vector<std::vector<uint32_t>> ool_drop_;  // by shape id: positions dropped
 };
 
 // Decoded fields of one event, handed from the parser to the builder.

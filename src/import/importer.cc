@@ -303,46 +303,6 @@ ParsedId ReadId(simdjson::ondemand::value v, TextArena& arena, StatLog& log, std
   return out;
 }
 
-int PromotedIndex(std::string_view key) {
-  switch (key.size()) {
-    case 4:
-      if (key == "Addr") return kAddr;
-      break;
-    case 5:
-      if (key == "Bytes") return kBytes;
-      break;
-    case 6:
-      if (key == "device") return kDevice;
-      if (key == "stream") return kStream;
-      break;
-    case 9:
-      if (key == "Python id") return kPythonId;
-      if (key == "Device Id") return kDeviceId;
-      break;
-    case 11:
-      if (key == "External id" || key == "external id") return kExternalId;
-      if (key == "correlation") return kCorrelation;
-      if (key == "Device Type") return kDeviceType;
-      break;
-    case 14:
-      if (key == "Total Reserved") return kTotalReserved;
-      break;
-    case 13:
-      if (key == "Fwd thread id") return kFwdThreadId;
-      break;
-    case 15:
-      if (key == "Sequence number") return kSeqNum;
-      if (key == "Total Allocated") return kTotalAllocated;
-      break;
-    case 16:
-      if (key == "Python parent id") return kPythonParentId;
-      break;
-    default:
-      break;
-  }
-  return -1;
-}
-
 // Decodes the args object: values as a minified JSON array into `out`, the keys into `sig`,
 // promoted values and metadata args into e. Every value is validated; a key that repeats keeps its
 // last value (ArgsDedup).
@@ -373,7 +333,7 @@ class ArgsReader {
       int slot = PromotedIndex(key);
       bool is_meta_name = key == "name" || key == "labels";
       bool is_sort = key == "sort_index";
-      bool have_int = false;
+      bool have_int = false, neg_zero = false;
       int64_t iv = 0;
       if (t == json_type::number) {
         ScalarKind kind;
@@ -382,6 +342,7 @@ class ArgsReader {
           if (auto parsed = ParseInt64(tok)) {
             have_int = true;
             iv = *parsed;
+            neg_zero = iv == 0 && tok[0] == '-';
             out.append(tok);
           } else {
             // Beyond int64: keep the exact digits as a JSON string.
@@ -409,6 +370,7 @@ class ArgsReader {
         if (have_int) {
           e.mask |= static_cast<uint16_t>(1u << slot);
           promoted[slot] = iv;
+          if (neg_zero) e.mask |= kKeepInLine;
         } else {
           e.mask &= static_cast<uint16_t>(~(1u << slot));
         }
@@ -435,9 +397,27 @@ class ArgsReader {
       e.types = arena.Keep(span(types_at));
     }
     if (spans_.size() > 1 && HasDuplicateKeys(sig)) Dedup(out, sig, log);
-    e.args = arena.Keep(out);
-    e.arg_sig = arena.Keep(sig);
+    pending_ = true;
   }
+
+  // Completes the args of the event whose Read was the last (when `pending`, cleared here): the
+  // values that a column keeps are dropped from the values and their keys flagged kOutOfLine
+  // (arg_keys.path NULL), then e.args / e.arg_sig are kept in the arena. `stored`: the event becomes
+  // an events row with its own promoted columns (not an E, whose args join its B's, nor M);
+  // `memory`: a [memory] instant, whose allocator args go to memory_args.
+  void Finish(ParsedEvent& e, bool stored, bool memory, TextArena& arena) {
+    pending_ = false;
+    uint32_t move = 0;
+    if (stored) {
+      if (!(e.mask & kKeepInLine)) move = e.mask & (kEventBits | (memory ? kMemoryBits : 0));
+      if (e.has_dims || e.has_types) move |= 1u << kInputShape;
+    }
+    if (move) MoveOutOfLine(move);
+    e.args = arena.Keep(out_);
+    e.arg_sig = arena.Keep(sig_);
+  }
+  bool pending() const { return pending_; }
+  void Reset() { pending_ = false; }
 
  private:
   // Whether the key signature repeats a key. Each distinct signature is checked once.
@@ -470,6 +450,7 @@ class ArgsReader {
   void Dedup(std::string& out, std::string& sig, StatLog& log) {
     std::vector<std::string_view> keys = Keys(sig);
     std::string new_out = "[", new_sig;
+    std::vector<std::pair<size_t, size_t>> new_spans;
     for (size_t i = 0; i < keys.size(); ++i) {
       bool later = false;
       for (size_t j = i + 1; j < keys.size() && !later; ++j) later = keys[j] == keys[i];
@@ -478,7 +459,9 @@ class ArgsReader {
         continue;
       }
       if (new_out.size() > 1) new_out.push_back(',');
+      size_t start = new_out.size();
       new_out.append(out, spans_[i].first, spans_[i].second - spans_[i].first);
+      new_spans.push_back({start, new_out.size()});
       uint32_t klen = static_cast<uint32_t>(keys[i].size());
       new_sig.append(reinterpret_cast<const char*>(&klen), 4);
       new_sig.append(keys[i]);
@@ -486,9 +469,58 @@ class ArgsReader {
     new_out.push_back(']');
     out = std::move(new_out);
     sig = std::move(new_sig);
+    spans_ = std::move(new_spans);
+  }
+
+  // Drops the values of the keys that `move` names from out_ and flags those keys in sig_: for a
+  // promoted slot, its last key (the one whose value was promoted); for kInputShape, the last
+  // 'Input Dims' (2020: 'Input dims') and the last 'Input type' (their values are in input_shapes).
+  void MoveOutOfLine(uint32_t move) {
+    constexpr int kTypes = kPromotedCount;  // 'Input type'
+    int last[kPromotedCount + 1];
+    size_t len_at[kPromotedCount + 1];
+    std::fill(std::begin(last), std::end(last), -1);
+    size_t at = 0;
+    for (int i = 0; at + 4 <= sig_.size(); ++i) {
+      uint32_t len;
+      std::memcpy(&len, sig_.data() + at, 4);
+      std::string_view key(sig_.data() + at + 4, len);
+      int slot = PromotedIndex(key);
+      if (slot < 0 && len == 10) {
+        if (key == "Input Dims" || key == "Input dims") slot = kInputShape;
+        else if (key == "Input type") slot = kTypes;
+      }
+      if (slot >= 0 && ((move >> (slot == kTypes ? kInputShape : slot)) & 1)) {
+        last[slot] = i;
+        len_at[slot] = at;
+      }
+      at += 4 + len;
+    }
+    uint64_t drop = 0;  // bit i: value i moves (args have fewer than 64 keys when anything moves)
+    std::vector<uint32_t>& big = big_drop_;
+    big.clear();
+    for (int slot = 0; slot <= kTypes; ++slot) {
+      if (last[slot] < 0) continue;
+      uint32_t len;
+      std::memcpy(&len, sig_.data() + len_at[slot], 4);
+      len |= ArgShapes::kOutOfLine;
+      std::memcpy(sig_.data() + len_at[slot], &len, 4);
+      if (last[slot] < 64) drop |= 1ull << last[slot]; else big.push_back(static_cast<uint32_t>(last[slot]));
+    }
+    moved_.assign("[");
+    for (size_t i = 0; i < spans_.size(); ++i) {
+      if (i < 64 ? (drop >> i) & 1 : std::find(big.begin(), big.end(), i) != big.end()) continue;
+      if (moved_.size() > 1) moved_.push_back(',');
+      moved_.append(out_, spans_[i].first, spans_[i].second - spans_[i].first);
+    }
+    moved_.push_back(']');
+    out_.swap(moved_);
   }
 
   std::string out_, sig_;                          // the values and keys being read
+  std::string moved_;                              // MoveOutOfLine's scratch
+  std::vector<uint32_t> big_drop_;                 // positions >= 64 that move
+  bool pending_ = false;                           // Read done, Finish not yet
   std::vector<std::pair<size_t, size_t>> spans_;  // each value's [begin, end) in out
   std::unordered_set<std::string> clean_;         // signatures without repeated keys
   std::string last_clean_;
@@ -603,6 +635,7 @@ class EventParser {
     StatLog& log = log_;
     TextArena& arena = out_->arena;
     uint32_t seen = 0;  // known keys already read, to count repeats
+    args_reader_.Reset();
     auto once = [&](uint32_t bit) {
       if (seen & bit) log.Add(StatId::duplicate_keys);
       seen |= bit;
@@ -684,6 +717,7 @@ class EventParser {
               text_.assign("[");
               AppendValue(v, t, text_, log);
               text_.push_back(']');
+              args_reader_.Reset();
               e.args = arena.Keep(text_);
               e.arg_sig = arena.Keep(std::string_view("\0\0\0\0", 4));
               e.mask = 0;
@@ -717,6 +751,10 @@ class EventParser {
     if (e.ts != kNullTs && e.dur != kNullTs && (e.ts + e.dur > kMaxTimeNs || e.ts + e.dur < -kMaxTimeNs)) {
       e.dur = kNullTs;
       log.Add(StatId::bad_timestamps);
+    }
+    if (args_reader_.pending()) {
+      bool stored = e.ph != "E" && e.ph != "M";
+      args_reader_.Finish(e, stored, stored && IsMemoryInstant(e.ph, e.name), arena);
     }
     e.promo = static_cast<uint32_t>(out_->promoted.size());
     for (int k = 0; k < kPromotedCount; ++k) {

@@ -1,9 +1,10 @@
 -- Invariant: the promoted copies agree with the args they come from. events.input_shape_id names an
 -- input_shapes row, and is NULL only for events whose args have neither 'Input Dims' nor 'Input type';
 -- the row's input_dims / input_type are NULL exactly when the event lacks that key, and where the value
--- is also in line (arg_keys.path not NULL: B/E pairs) it is the same JSON text. (The args view reads
+-- is also in line (arg_keys.path not NULL) it is the same JSON text. (The args view reads
 -- out-of-line values from input_shapes; verify_import.py checks them against the file.) Each
--- memory_args value equals the arg ('Bytes', ...) when that is an integer, and is NULL otherwise;
+-- memory_args value equals the arg ('Bytes', ...) when that is an integer in line, is not NULL when
+-- the arg is out of line (arg_keys.path NULL: the value is only there), and is NULL otherwise;
 -- memory_args rows belong to '[memory]' instants. Rows returned = violations.
 WITH a AS (
   SELECT e.id, e.input_shape_id,
@@ -32,7 +33,9 @@ FROM (SELECT event_id, 'Bytes' AS key, bytes AS v FROM memory_args
       UNION ALL SELECT event_id, 'Device Id', device_id FROM memory_args) AS m
 JOIN events AS e ON e.id = m.event_id
 LEFT JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id AND k.key = m.key
-WHERE m.v IS NOT (CASE WHEN json_type(e.arg_values, k.path) = 'integer' THEN e.arg_values ->> k.path END)
+WHERE CASE WHEN k.shape_id IS NOT NULL AND k.path IS NULL THEN m.v IS NULL
+           ELSE m.v IS NOT (CASE WHEN json_type(e.arg_values, k.path) = 'integer' THEN e.arg_values ->> k.path END)
+      END
 UNION ALL
 SELECT 'memory_args row for a non-[memory] event', m.event_id, e.name
 FROM memory_args AS m LEFT JOIN events AS e ON e.id = m.event_id
@@ -42,5 +45,5 @@ SELECT 'integer allocator arg missing from memory_args', e.id, k.key
 FROM events AS e JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
 WHERE e.name = '[memory]' AND e.ph IN ('i', 'I')
   AND k.key IN ('Bytes', 'Addr', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
-  AND json_type(e.arg_values, k.path) = 'integer'
+  AND (k.path IS NULL OR json_type(e.arg_values, k.path) = 'integer')
   AND NOT EXISTS (SELECT 1 FROM memory_args AS m WHERE m.event_id = e.id);

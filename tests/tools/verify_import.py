@@ -35,7 +35,8 @@ Checks per trace (each one names itself in the mismatch list):
               promoted arg columns, the args view (row count; key/value/value_type for a sample
               that covers every JSON value kind and every integer beyond int64) and event_args.
               Stored args are read from events.args (JSON object) or, in the compact layout,
-              rebuilt from events.arg_values (JSON array) + arg_keys(shape_id, idx, key).
+              rebuilt from events.arg_values (JSON array) + arg_keys(shape_id, idx, key, path),
+              a value without a path from input_shapes, its promoted column or memory_args.
   metadata    traces row (metadata JSON, base_time_ns, rank, world_size, sizes, shape), devices
   names       processes / threads names, labels, sort indices from M events (last one wins)
 
@@ -75,6 +76,9 @@ PROMOTED = (
     ('device', ('device',), ('Device',)),
     ('stream', ('stream',), ()),
 )
+
+# The allocator args of [memory] instants, in memory_args column order.
+MEMORY_KEYS = ('Bytes', 'Addr', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id')
 
 MAX_LISTED = 15          # mismatches listed per check and trace
 ARGS_SAMPLE_ABOVE = 50000  # above this many events, args are checked on every 7th event key
@@ -466,6 +470,8 @@ class TraceCheck(object):
     def check_events_and_args(self):
         cols = table_columns(self.con, 'events')
         prom = [spec for spec in PROMOTED if spec[0] in cols]
+        # A promoted key out of line (arg_keys.path NULL) has its value only in its column.
+        self.column_of_key = {k: 9 + j for j, spec in enumerate(prom) for k in spec[1]}
         for c, _, _ in PROMOTED:
             if c not in cols:
                 self.rep.add('args', 'events has no column %s' % c)
@@ -486,6 +492,11 @@ class TraceCheck(object):
                     'SELECT shape_id, idx, key, %s FROM arg_keys ORDER BY shape_id, idx'
                     % ('path' if has_path else "'$[' || idx || ']'")):
                 self.shape_keys[sid].append((idx, key, path))
+            self.memory_args = {}
+            if self.con.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_args'").fetchone():
+                mcols = ('bytes', 'addr', 'total_allocated', 'total_reserved', 'device_type', 'device_id')
+                for row in self.con.execute('SELECT event_id, %s FROM memory_args' % ', '.join(mcols)):
+                    self.memory_args[row[0]] = dict(zip(MEMORY_KEYS, row[1:]))
             self.input_shapes = {}
             if 'input_shape_id' in cols:
                 for sid, dims, types in self.con.execute('SELECT id, input_dims, input_type FROM input_shapes'):
@@ -611,6 +622,13 @@ class TraceCheck(object):
                     return None, 'shape %r repeats key %r' % (shape, k)
                 if path is not None:
                     val[k] = next(values)
+                    continue
+                if k in self.column_of_key or k in MEMORY_KEYS:
+                    v = r[self.column_of_key[k]] if k in self.column_of_key else \
+                        self.memory_args.get(r[0], {}).get(k)
+                    if not isinstance(v, int):
+                        return None, 'key %r out of line, but its column holds %r' % (k, v)
+                    val[k] = v
                     continue
                 text = self.input_shapes.get(input_shape, {}).get(k)
                 if text is None:
