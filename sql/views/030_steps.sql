@@ -13,8 +13,10 @@ SELECT
   g.gpu_ts,                           -- first start of a GPU op launched in the step
   g.gpu_end_ts,                       -- last end of a GPU op launched in the step
   coalesce(g.gpu_ops, 0) AS gpu_ops   -- number of GPU ops launched in the step
+-- host annotations (legacy Operator steps are 'other'); e.trace_id = r.trace_id, always true, lets a
+-- filter on trace_id pick that trace's ranges by event_ranges' key
 FROM event_ranges AS r
-JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id  -- host annotations; legacy Operator steps are 'other'
+JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id AND e.trace_id = r.trace_id
 LEFT JOIN (
   SELECT trace_id, step, min(gpu_ts) AS gpu_ts, max(gpu_ts + gpu_dur) AS gpu_end_ts, count(*) AS gpu_ops
   FROM op_kernel_links WHERE step IS NOT NULL GROUP BY trace_id, step
