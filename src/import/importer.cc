@@ -321,11 +321,14 @@ class ArgsReader {
     e.meta_name = {};
     e.has_dims = e.has_types = false;
     size_t dims_at = 0, types_at = 0;  // index + 1 in spans_ of the last Input Dims / Input type
+    seen_ = 0;
+    deduped_ = false;
     for (auto field : obj) {
       std::string_view key = field.unescaped_key();
       if (out.size() > 1) out.push_back(',');
       size_t value_start = out.size();
       uint32_t klen = static_cast<uint32_t>(key.size());
+      size_t sig_at = sig.size();
       sig.append(reinterpret_cast<const char*>(&klen), 4);
       sig.append(key);
       simdjson::ondemand::value v = field.value();
@@ -380,8 +383,20 @@ class ArgsReader {
         e.meta_sort = iv;
       }
       if (is_meta_name && t != json_type::string) e.meta_name = {};
-      if (key.size() == 10 && (key == "Input Dims" || key == "Input dims")) dims_at = spans_.size() + 1;  // 2020: "Input dims"
-      if (key.size() == 10 && key == "Input type") types_at = spans_.size() + 1;
+      if (key.size() == 10) {
+        if (key == "Input Dims" || key == "Input dims") {  // 2020: "Input dims"
+          dims_at = spans_.size() + 1;
+          slot = kInputShape;
+        } else if (key == "Input type") {
+          types_at = spans_.size() + 1;
+          slot = kTypesSlot;
+        }
+      }
+      if (slot >= 0) {
+        last_[slot] = static_cast<uint32_t>(spans_.size());
+        last_sig_at_[slot] = static_cast<uint32_t>(sig_at);
+        seen_ |= 1u << slot;
+      }
       spans_.push_back({value_start, out.size()});
     }
     out.push_back(']');
@@ -396,7 +411,10 @@ class ArgsReader {
       e.has_types = true;
       e.types = arena.Keep(span(types_at));
     }
-    if (spans_.size() > 1 && HasDuplicateKeys(sig)) Dedup(out, sig, log);
+    if (spans_.size() > 1 && HasDuplicateKeys(sig)) {
+      Dedup(out, sig, log);
+      deduped_ = true;  // last_ and last_sig_at_ no longer apply
+    }
     pending_ = true;
   }
 
@@ -476,50 +494,72 @@ class ArgsReader {
   // promoted slot, its last key (the one whose value was promoted); for kInputShape, the last
   // 'Input Dims' (2020: 'Input dims') and the last 'Input type' (their values are in input_shapes).
   void MoveOutOfLine(uint32_t move) {
-    constexpr int kTypes = kPromotedCount;  // 'Input type'
-    int last[kPromotedCount + 1];
-    size_t len_at[kPromotedCount + 1];
-    std::fill(std::begin(last), std::end(last), -1);
+    if (move & (1u << kInputShape)) move |= 1u << kTypesSlot;
+    if (deduped_) FindLast();
+    move &= seen_;
+    uint32_t drop[kTypesSlot + 1];
+    int n = 0;
+    for (uint32_t m = move; m; m &= m - 1) {
+      int slot = __builtin_ctz(m);
+      uint32_t len;
+      std::memcpy(&len, sig_.data() + last_sig_at_[slot], 4);
+      len |= ArgShapes::kOutOfLine;
+      std::memcpy(sig_.data() + last_sig_at_[slot], &len, 4);
+      // insertion sort: a handful of positions
+      int k = n++;
+      for (; k > 0 && drop[k - 1] > last_[slot]; --k) drop[k] = drop[k - 1];
+      drop[k] = last_[slot];
+    }
+    // Compact out_ in place: each run of kept values moves left as one piece (with its commas).
+    char* p = out_.data();
+    size_t w = 1;  // after '['
+    uint32_t next = 0;  // first value not yet placed
+    auto keep = [&](uint32_t a, uint32_t b) {  // values [a, b)
+      if (a >= b) return;
+      size_t from = spans_[a].first, len = spans_[b - 1].second - from;
+      if (w > 1) p[w++] = ',';
+      std::memmove(p + w, p + from, len);
+      w += len;
+    };
+    for (int k = 0; k < n; ++k) {
+      keep(next, drop[k]);
+      next = drop[k] + 1;
+    }
+    keep(next, static_cast<uint32_t>(spans_.size()));
+    p[w++] = ']';
+    out_.resize(w);
+  }
+
+  // last_ / last_sig_at_ / seen_ recomputed from sig_ (after Dedup moved the keys).
+  void FindLast() {
+    seen_ = 0;
     size_t at = 0;
-    for (int i = 0; at + 4 <= sig_.size(); ++i) {
+    for (uint32_t i = 0; at + 4 <= sig_.size(); ++i) {
       uint32_t len;
       std::memcpy(&len, sig_.data() + at, 4);
       std::string_view key(sig_.data() + at + 4, len);
       int slot = PromotedIndex(key);
-      if (slot < 0 && len == 10) {
+      if (len == 10) {
         if (key == "Input Dims" || key == "Input dims") slot = kInputShape;
-        else if (key == "Input type") slot = kTypes;
+        else if (key == "Input type") slot = kTypesSlot;
       }
-      if (slot >= 0 && ((move >> (slot == kTypes ? kInputShape : slot)) & 1)) {
-        last[slot] = i;
-        len_at[slot] = at;
+      if (slot >= 0) {
+        last_[slot] = i;
+        last_sig_at_[slot] = static_cast<uint32_t>(at);
+        seen_ |= 1u << slot;
       }
       at += 4 + len;
     }
-    uint64_t drop = 0;  // bit i: value i moves (args have fewer than 64 keys when anything moves)
-    std::vector<uint32_t>& big = big_drop_;
-    big.clear();
-    for (int slot = 0; slot <= kTypes; ++slot) {
-      if (last[slot] < 0) continue;
-      uint32_t len;
-      std::memcpy(&len, sig_.data() + len_at[slot], 4);
-      len |= ArgShapes::kOutOfLine;
-      std::memcpy(sig_.data() + len_at[slot], &len, 4);
-      if (last[slot] < 64) drop |= 1ull << last[slot]; else big.push_back(static_cast<uint32_t>(last[slot]));
-    }
-    moved_.assign("[");
-    for (size_t i = 0; i < spans_.size(); ++i) {
-      if (i < 64 ? (drop >> i) & 1 : std::find(big.begin(), big.end(), i) != big.end()) continue;
-      if (moved_.size() > 1) moved_.push_back(',');
-      moved_.append(out_, spans_[i].first, spans_[i].second - spans_[i].first);
-    }
-    moved_.push_back(']');
-    out_.swap(moved_);
   }
 
+  // Per slot (Promoted, kInputShape for 'Input Dims', kTypesSlot for 'Input type'): the position of
+  // the last key of that slot in spans_ and the offset of its length in sig_; seen_: which are set.
+  static constexpr int kTypesSlot = kPromotedCount;
+  uint32_t last_[kTypesSlot + 1];
+  uint32_t last_sig_at_[kTypesSlot + 1];
+  uint32_t seen_ = 0;
+  bool deduped_ = false;
   std::string out_, sig_;                          // the values and keys being read
-  std::string moved_;                              // MoveOutOfLine's scratch
-  std::vector<uint32_t> big_drop_;                 // positions >= 64 that move
   bool pending_ = false;                           // Read done, Finish not yet
   std::vector<std::pair<size_t, size_t>> spans_;  // each value's [begin, end) in out
   std::unordered_set<std::string> clean_;         // signatures without repeated keys
