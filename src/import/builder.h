@@ -77,47 +77,6 @@ inline bool IsMemoryInstant(std::string_view ph, std::string_view name) {
   return name == "[memory]" && (ph == "i" || ph == "I");
 }
 
-// The Promoted slot of an arg key, -1 when the key is not promoted.
-inline int PromotedIndex(std::string_view key) {
-  switch (key.size()) {
-    case 4:
-      if (key == "Addr") return kAddr;
-      break;
-    case 5:
-      if (key == "Bytes") return kBytes;
-      break;
-    case 6:
-      if (key == "device") return kDevice;
-      if (key == "stream") return kStream;
-      break;
-    case 9:
-      if (key == "Python id") return kPythonId;
-      if (key == "Device Id") return kDeviceId;
-      break;
-    case 11:
-      if (key == "External id" || key == "external id") return kExternalId;
-      if (key == "correlation") return kCorrelation;
-      if (key == "Device Type") return kDeviceType;
-      break;
-    case 14:
-      if (key == "Total Reserved") return kTotalReserved;
-      break;
-    case 13:
-      if (key == "Fwd thread id") return kFwdThreadId;
-      break;
-    case 15:
-      if (key == "Sequence number") return kSeqNum;
-      if (key == "Total Allocated") return kTotalAllocated;
-      break;
-    case 16:
-      if (key == "Python parent id") return kPythonParentId;
-      break;
-    default:
-      break;
-  }
-  return -1;
-}
-
 struct EventRec {
   int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
   int64_t dur = kNullTs;  // ns, kNullTs = NULL

@@ -303,11 +303,62 @@ ParsedId ReadId(simdjson::ondemand::value v, TextArena& arena, StatLog& log, std
   return out;
 }
 
+int PromotedIndex(std::string_view key) {
+  switch (key.size()) {
+    case 4:
+      if (key == "Addr") return kAddr;
+      break;
+    case 5:
+      if (key == "Bytes") return kBytes;
+      break;
+    case 6:
+      if (key == "device") return kDevice;
+      if (key == "stream") return kStream;
+      break;
+    case 9:
+      if (key == "Python id") return kPythonId;
+      if (key == "Device Id") return kDeviceId;
+      break;
+    case 11:
+      if (key == "External id" || key == "external id") return kExternalId;
+      if (key == "correlation") return kCorrelation;
+      if (key == "Device Type") return kDeviceType;
+      break;
+    case 14:
+      if (key == "Total Reserved") return kTotalReserved;
+      break;
+    case 13:
+      if (key == "Fwd thread id") return kFwdThreadId;
+      break;
+    case 15:
+      if (key == "Sequence number") return kSeqNum;
+      if (key == "Total Allocated") return kTotalAllocated;
+      break;
+    case 16:
+      if (key == "Python parent id") return kPythonParentId;
+      break;
+    default:
+      break;
+  }
+  return -1;
+}
+
 // Decodes the args object: values as a minified JSON array into `out`, the keys into `sig`,
 // promoted values and metadata args into e. Every value is validated; a key that repeats keeps its
 // last value (ArgsDedup).
 class ArgsReader {
  public:
+  // The slot of an arg key whose value may be kept in a column: its Promoted slot, kInputShape for
+  // 'Input Dims' (2020: 'Input dims'), kTypesSlot for 'Input type' (both in input_shapes); else -1.
+  static constexpr int kTypesSlot = kPromotedCount;
+  static int SlotOf(std::string_view key) {
+    if (key.size() == 10) {
+      if (key == "Input Dims" || key == "Input dims") return kInputShape;
+      if (key == "Input type") return kTypesSlot;
+    }
+    return PromotedIndex(key);
+  }
+
   // promoted: the event's promoted values, indexed by Promoted; text goes to the arena.
   void Read(simdjson::ondemand::object obj, ParsedEvent& e, int64_t* promoted, TextArena& arena, StatLog& log) {
     std::string& out = out_;
@@ -333,7 +384,7 @@ class ArgsReader {
       sig.append(key);
       simdjson::ondemand::value v = field.value();
       auto t = TypeOf(v);
-      int slot = PromotedIndex(key);
+      int slot = SlotOf(key);
       bool is_meta_name = key == "name" || key == "labels";
       bool is_sort = key == "sort_index";
       bool have_int = false, neg_zero = false;
@@ -369,7 +420,7 @@ class ArgsReader {
         }
       }
       // The last occurrence of a key decides (a repeated key overrides an earlier value).
-      if (slot >= 0) {
+      if (slot >= 0 && slot < kInputShape) {
         if (have_int) {
           e.mask |= static_cast<uint16_t>(1u << slot);
           promoted[slot] = iv;
@@ -383,15 +434,8 @@ class ArgsReader {
         e.meta_sort = iv;
       }
       if (is_meta_name && t != json_type::string) e.meta_name = {};
-      if (key.size() == 10) {
-        if (key == "Input Dims" || key == "Input dims") {  // 2020: "Input dims"
-          dims_at = spans_.size() + 1;
-          slot = kInputShape;
-        } else if (key == "Input type") {
-          types_at = spans_.size() + 1;
-          slot = kTypesSlot;
-        }
-      }
+      if (slot == kInputShape) dims_at = spans_.size() + 1;
+      if (slot == kTypesSlot) types_at = spans_.size() + 1;
       if (slot >= 0) {
         last_[slot] = static_cast<uint32_t>(spans_.size());
         last_sig_at_[slot] = static_cast<uint32_t>(sig_at);
@@ -537,12 +581,7 @@ class ArgsReader {
     for (uint32_t i = 0; at + 4 <= sig_.size(); ++i) {
       uint32_t len;
       std::memcpy(&len, sig_.data() + at, 4);
-      std::string_view key(sig_.data() + at + 4, len);
-      int slot = PromotedIndex(key);
-      if (len == 10) {
-        if (key == "Input Dims" || key == "Input dims") slot = kInputShape;
-        else if (key == "Input type") slot = kTypesSlot;
-      }
+      int slot = SlotOf(std::string_view(sig_.data() + at + 4, len));
       if (slot >= 0) {
         last_[slot] = i;
         last_sig_at_[slot] = static_cast<uint32_t>(at);
@@ -552,9 +591,8 @@ class ArgsReader {
     }
   }
 
-  // Per slot (Promoted, kInputShape for 'Input Dims', kTypesSlot for 'Input type'): the position of
-  // the last key of that slot in spans_ and the offset of its length in sig_; seen_: which are set.
-  static constexpr int kTypesSlot = kPromotedCount;
+  // Per slot (see SlotOf): the position of the last key of that slot in spans_ and the offset of its
+  // length in sig_; seen_: which are set.
   uint32_t last_[kTypesSlot + 1];
   uint32_t last_sig_at_[kTypesSlot + 1];
   uint32_t seen_ = 0;
