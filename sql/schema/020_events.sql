@@ -82,12 +82,44 @@ CREATE TABLE input_shapes (
   input_type TEXT             -- the 'Input type' value as JSON text (e.g. '["float","float"]'); NULL when absent
 );
 
+-- arg_slots: where each (event, arg key)'s value is kept: `j -> p` is its exact JSON text and
+-- json_extract(j, p) its SQL value. A key with a path (arg_keys.path) is in events.arg_values; one
+-- without is in a column: 'Input Dims' (2020: 'Input dims') / 'Input type' in input_shapes, a promoted
+-- key in its events column ('External id' -> external_id, ...), an allocator key of a [memory]
+-- instant in memory_args. The args and event_args views read it; filter on event_id or key.
+CREATE VIEW arg_slots AS
+SELECT
+  e.id AS event_id,           -- events.id
+  e.trace_id,                 -- events.trace_id
+  k.idx,                      -- position of the key in the args object (file order)
+  k.key,                      -- arg name exactly as written
+  CASE WHEN k.path IS NOT NULL THEN e.arg_values
+       ELSE CASE k.key
+         WHEN 'Input type' THEN (SELECT s.input_type FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+         WHEN 'Input Dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+         WHEN 'Input dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
+         WHEN 'External id' THEN e.external_id
+         WHEN 'external id' THEN e.external_id
+         WHEN 'correlation' THEN e.correlation
+         WHEN 'Sequence number' THEN e.seq_num
+         WHEN 'Fwd thread id' THEN e.fwd_thread_id
+         WHEN 'Python id' THEN e.python_id
+         WHEN 'Python parent id' THEN e.python_parent_id
+         WHEN 'device' THEN e.device
+         WHEN 'stream' THEN e.stream
+         ELSE (SELECT CASE k.key WHEN 'Bytes' THEN m.bytes WHEN 'Addr' THEN m.addr
+                                 WHEN 'Total Allocated' THEN m.total_allocated
+                                 WHEN 'Total Reserved' THEN m.total_reserved
+                                 WHEN 'Device Type' THEN m.device_type WHEN 'Device Id' THEN m.device_id END
+                 FROM memory_args AS m WHERE m.event_id = e.id) END
+  END AS j,                   -- JSON text (or an integer) holding the value
+  coalesce(k.path, '$') AS p  -- the value's path in j
+FROM events AS e
+JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id;
+
 -- args: one row per (event, arg key), lossless. Numbers come back with SQLite's own type, strings as
 -- text, arrays and objects as minified JSON text, integers beyond int64 as text of their exact digits.
--- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id. A key without a path
--- (arg_keys.path NULL) has its value in a column instead of events.arg_values: 'Input Dims' /
--- 'Input type' in input_shapes, a promoted key in its events column ('External id' ->
--- external_id, ...), an allocator key of a [memory] instant in memory_args.
+-- Filter on key (uses arg_keys_key and events_arg_shape) or on event_id.
 CREATE VIEW args AS
 SELECT
   event_id,                   -- events.id
@@ -95,62 +127,17 @@ SELECT
   key,                        -- arg name exactly as written
   json_extract(j, p) AS value,  -- the value (see above)
   json_type(j, p) AS value_type -- 'integer', 'real', 'text', 'true', 'false', 'null', 'array', 'object'
-FROM (
-  SELECT e.id AS event_id, e.trace_id, k.key,
-         CASE WHEN k.path IS NOT NULL THEN e.arg_values
-              ELSE CASE k.key
-                WHEN 'Input type' THEN (SELECT s.input_type FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                WHEN 'Input Dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                WHEN 'Input dims' THEN (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                WHEN 'External id' THEN e.external_id
-                WHEN 'external id' THEN e.external_id
-                WHEN 'correlation' THEN e.correlation
-                WHEN 'Sequence number' THEN e.seq_num
-                WHEN 'Fwd thread id' THEN e.fwd_thread_id
-                WHEN 'Python id' THEN e.python_id
-                WHEN 'Python parent id' THEN e.python_parent_id
-                WHEN 'device' THEN e.device
-                WHEN 'stream' THEN e.stream
-                ELSE (SELECT CASE k.key WHEN 'Bytes' THEN m.bytes WHEN 'Addr' THEN m.addr
-                                        WHEN 'Total Allocated' THEN m.total_allocated
-                                        WHEN 'Total Reserved' THEN m.total_reserved
-                                        WHEN 'Device Type' THEN m.device_type WHEN 'Device Id' THEN m.device_id END
-                        FROM memory_args AS m WHERE m.event_id = e.id) END
-         END AS j,
-         coalesce(k.path, '$') AS p
-  FROM events AS e
-  JOIN arg_keys AS k ON k.shape_id = e.arg_shape_id
-);
+FROM arg_slots;
 
--- event_args: each event's args as one JSON object (keys in file order), for json_extract():
+-- event_args: each event's args as one JSON object (keys in file order, each value's text exactly as
+-- written), for json_extract():
 --   SELECT json_extract(a.args, '$."Input Dims"') FROM events e JOIN event_args a ON a.event_id = e.id
--- Values without a path are read from their column as in the args view.
+-- (The keys come in arg_keys' primary-key order (shape_id, idx), the only way to reach them from
+-- one event; an ORDER BY subquery around arg_slots would cost a co-routine per event, +50 %.)
 CREATE VIEW event_args AS
 SELECT
   e.id AS event_id,           -- events.id
-  (SELECT json_group_object(k.key,
-            CASE WHEN k.path IS NOT NULL THEN e.arg_values -> k.path
-                 ELSE CASE k.key
-                   WHEN 'Input type' THEN (SELECT json(s.input_type) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                   WHEN 'Input Dims' THEN (SELECT json(s.input_dims) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                   WHEN 'Input dims' THEN (SELECT json(s.input_dims) FROM input_shapes AS s WHERE s.id = e.input_shape_id)
-                   WHEN 'External id' THEN e.external_id
-                   WHEN 'external id' THEN e.external_id
-                   WHEN 'correlation' THEN e.correlation
-                   WHEN 'Sequence number' THEN e.seq_num
-                   WHEN 'Fwd thread id' THEN e.fwd_thread_id
-                   WHEN 'Python id' THEN e.python_id
-                   WHEN 'Python parent id' THEN e.python_parent_id
-                   WHEN 'device' THEN e.device
-                   WHEN 'stream' THEN e.stream
-                   ELSE (SELECT CASE k.key WHEN 'Bytes' THEN m.bytes WHEN 'Addr' THEN m.addr
-                                           WHEN 'Total Allocated' THEN m.total_allocated
-                                           WHEN 'Total Reserved' THEN m.total_reserved
-                                           WHEN 'Device Type' THEN m.device_type WHEN 'Device Id' THEN m.device_id END
-                           FROM memory_args AS m WHERE m.event_id = e.id) END
-            END)
-     FROM (SELECT key, path FROM arg_keys WHERE shape_id = e.arg_shape_id ORDER BY idx) AS k
-  ) AS args                   -- JSON object text
+  (SELECT json_group_object(s.key, s.j -> s.p) FROM arg_slots AS s WHERE s.event_id = e.id) AS args  -- JSON object text
 FROM events AS e
 WHERE e.arg_shape_id IS NOT NULL;
 
