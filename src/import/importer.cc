@@ -459,16 +459,14 @@ class ArgsReader {
       Dedup(out, sig, log);
       deduped_ = true;  // last_ and last_sig_at_ no longer apply
     }
-    pending_ = true;
   }
 
-  // Completes the args of the event whose Read was the last (when `pending`, cleared here): the
+  // Completes the args of the event whose Read was the last (once its ph and name are known): the
   // values that a column keeps are dropped from the values and their keys flagged kOutOfLine
   // (arg_keys.path NULL), then e.args / e.arg_sig are kept in the arena. `stored`: the event becomes
   // an events row with its own promoted columns (not an E, whose args join its B's, nor M);
   // `memory`: a [memory] instant, whose allocator args go to memory_args.
   void Finish(ParsedEvent& e, bool stored, bool memory, TextArena& arena) {
-    pending_ = false;
     uint32_t move = 0;
     if (stored) {
       if (!(e.mask & kKeepInLine)) move = e.mask & (kEventBits | (memory ? kMemoryBits : 0));
@@ -478,8 +476,6 @@ class ArgsReader {
     e.args = arena.Keep(out_);
     e.arg_sig = arena.Keep(sig_);
   }
-  bool pending() const { return pending_; }
-  void Reset() { pending_ = false; }
 
  private:
   // Whether the key signature repeats a key. Each distinct signature is checked once.
@@ -598,7 +594,6 @@ class ArgsReader {
   uint32_t seen_ = 0;
   bool deduped_ = false;
   std::string out_, sig_;                          // the values and keys being read
-  bool pending_ = false;                           // Read done, Finish not yet
   std::vector<std::pair<size_t, size_t>> spans_;  // each value's [begin, end) in out
   std::unordered_set<std::string> clean_;         // signatures without repeated keys
   std::string last_clean_;
@@ -713,7 +708,7 @@ class EventParser {
     StatLog& log = log_;
     TextArena& arena = out_->arena;
     uint32_t seen = 0;  // known keys already read, to count repeats
-    args_reader_.Reset();
+    bool args_read = false;  // args_reader_ holds this event's args object (Finish it at the end)
     auto once = [&](uint32_t bit) {
       if (seen & bit) log.Add(StatId::duplicate_keys);
       seen |= bit;
@@ -790,12 +785,13 @@ class EventParser {
             auto t = TypeOf(v);
             if (t == json_type::object) {
               args_reader_.Read(v.get_object(), e, promoted, arena, log);
+              args_read = true;
             } else {
               // Not an object (never seen in real traces): kept as one arg with an empty key.
               text_.assign("[");
               AppendValue(v, t, text_, log);
               text_.push_back(']');
-              args_reader_.Reset();
+              args_read = false;
               e.args = arena.Keep(text_);
               e.arg_sig = arena.Keep(std::string_view("\0\0\0\0", 4));
               e.mask = 0;
@@ -830,7 +826,7 @@ class EventParser {
       e.dur = kNullTs;
       log.Add(StatId::bad_timestamps);
     }
-    if (args_reader_.pending()) {
+    if (args_read) {
       bool stored = e.ph != "E" && e.ph != "M";
       args_reader_.Finish(e, stored, stored && IsMemoryInstant(e.ph, e.name), arena);
     }

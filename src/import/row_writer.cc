@@ -58,7 +58,7 @@ void RowWriter::Run(Stmt& stmt, size_t from, size_t count) {
 }
 
 Stager::Stager(Db& db, std::string path, std::vector<std::string> tables, std::function<void(Db& stage)> write)
-    : path_(std::move(path)), tables_(std::move(tables)) {
+    : path_(std::move(path)), tables_(std::move(tables)), page_size_(db.QueryInt("PRAGMA page_size")) {
   // An empty path would open a private temporary database that the copy could not attach.
   if (path_.empty()) Errorf("internal error: no staging database path");
   // The DDL as db has it: the transfer needs the same columns, constraints and indexes.
@@ -84,8 +84,9 @@ Stager::Stager(Db& db, std::string path, std::vector<std::string> tables, std::f
           &cancel_);
       // The page size of the database being built (a transferred record is copied cell by cell), a
       // small cache (the tables are appended to), no journal and no sync: the file is scratch.
-      stage.Exec(
-          "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -2048;");
+      stage.Exec(fmt::format(
+          "PRAGMA page_size = {}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -2048;",
+          page_size_));
       // A simulated full disk for this file alone (tests/reliability/faults.py).
       if (const char* max_pages = std::getenv("TRACESQL_TEST_STAGE_MAX_PAGES")) {
         stage.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));

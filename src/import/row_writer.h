@@ -83,6 +83,7 @@ class Stager {
  private:
   std::string path_;
   std::vector<std::string> tables_;
+  int64_t page_size_;  // db's
   std::vector<std::string> table_ddl_, index_ddl_;
   std::atomic<bool> cancel_{false};
   std::exception_ptr error_;
