@@ -759,14 +759,92 @@ int64_t TraceBuilder::WriteFlows(Db& out, const ComputedIds& w, int64_t flow_bas
   return id - flow_base;
 }
 
-WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
-                                int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated,
-                                const ComputedTables& computed) {
+EventPages::EventPages(Db& db, const std::string& dir, const std::string& db_label)
+    : spill(dir, static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), db_label) {
+  std::string columns;
+  Stmt s = db.Prepare("SELECT name FROM pragma_table_info('events') ORDER BY cid");
+  while (s.Step()) columns += (columns.empty() ? "" : ", ") + s.ColumnText(0);
+  if (columns != kColumns) Errorf("internal error: the events table's columns are not those its records are written for");
+}
+
+void EventPages::Place(Db& db, const std::string& path, const std::function<Db()>& reopen) {
+  uint32_t root_events = 0, root_thread_ts = 0, root_correlation = 0;
+  bool other = db.QueryInt("SELECT count(*) FROM events") != 0;
+  {
+    Stmt s = db.Prepare("SELECT name, sql, rootpage FROM sqlite_schema WHERE tbl_name = 'events' AND rootpage > 0");
+    while (s.Step()) {
+      std::string name = s.ColumnText(0), sql = s.ColumnText(1);
+      auto root = static_cast<uint32_t>(s.ColumnInt(2));
+      if (name == "events") root_events = root;
+      else if (name == "events_thread_ts" && sql == kThreadTs) root_thread_ts = root;
+      else if (name == "events_trace_correlation" && sql == kTraceCorrelation) root_correlation = root;
+      else other = true;
+    }
+  }
+  if (other || !root_events || !root_thread_ts || !root_correlation) {
+    Errorf("internal error: the events table or its indexes are not those its pages are written for");
+  }
+  int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
+  db.Exec("COMMIT");
+  db.Close();
+  btree::PlaceTrees(path, spill, {{&events, root_events}, {&thread_ts, root_thread_ts}, {&trace_correlation, root_correlation}},
+                    max_pages);
+  db = reopen();
+}
+
+// This trace's entries of events_thread_ts (thread_id, ts, id) and events_trace_correlation
+// (trace_id, correlation, id), sorted as SQLite orders them (a NULL ts first), appended to their
+// pages. Thread and trace ids grow from trace to trace, so each trace's entries follow the last's.
+void TraceBuilder::WriteIndexEntries(EventPages& pages, int64_t trace_id, int64_t base, int64_t event_base,
+                                     int64_t thread_base, const std::vector<uint32_t>& new_id) const {
+  struct Key {  // 128 bits, compared as (hi, lo)
+    uint64_t hi, lo;
+    bool operator<(const Key& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
+  };
+  constexpr uint64_t kSign = uint64_t{1} << 63;  // flipped: signed order as unsigned
+  const size_t n = events_.size();
+  btree::Record rec;
+  {
+    // (thread, ts, id): ts biased so that 0 is below every value, for NULL.
+    std::vector<Key> keys(n);
+    for (size_t i = 0; i < n; ++i) {
+      const EventRec& e = events_[i];
+      uint64_t ts = e.ts == kNullTs ? 0 : static_cast<uint64_t>(e.ts + base) ^ kSign;
+      keys[i] = {uint64_t{e.thread} << 32 | ts >> 32, ts << 32 | new_id[i]};
+    }
+    std::sort(keys.begin(), keys.end());
+    for (const Key& k : keys) {
+      uint64_t ts = k.hi << 32 | k.lo >> 32;
+      rec.Clear();
+      rec.Int(thread_base + static_cast<int64_t>(k.hi >> 32) + 1);
+      if (ts == 0) rec.Null(); else rec.Int(static_cast<int64_t>(ts ^ kSign));
+      pages.thread_ts.Append(rec.Int(event_base + static_cast<int64_t>(k.lo & 0xffffffffu)).Encode());
+    }
+  }
+  std::vector<Key> keys;
+  constexpr uint32_t kBit = 1u << kCorrelation;
+  for (size_t i = 0; i < n; ++i) {
+    const EventRec& e = events_[i];
+    if (!(e.mask & kBit)) continue;
+    int64_t correlation = PromotedValue(e, kCorrelation);
+    keys.push_back({static_cast<uint64_t>(correlation) ^ kSign, new_id[i]});
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const Key& k : keys) {
+    rec.Clear();
+    rec.Int(trace_id).Int(static_cast<int64_t>(k.hi ^ kSign));
+    pages.trace_correlation.Append(rec.Int(event_base + static_cast<int64_t>(k.lo)).Encode());
+  }
+}
+
+WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, const HeaderInfo& header,
+                                const std::string& root_shape, int64_t file_bytes, int64_t json_bytes,
+                                bool compressed, bool truncated, const ComputedTables& computed) {
   WriteCounts counts;
   int64_t base = header.has_base ? header.base_time_ns : 0;
   int64_t process_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
   int64_t thread_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM threads");
-  int64_t event_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM events");
+  int64_t event_base = pages.events.entries() ? pages.events.last_rowid() : 0;
 
   {
     Stmt s = db.Prepare(
@@ -923,18 +1001,6 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       }
       return end_text;
     };
-    // Rows go in kMulti at a time: one statement keeps its table cursor open across them, so each
-    // row is appended without a seek from the root (a statement per row reopens and seeks).
-    constexpr int kCols = 27, kMulti = 16;
-    auto events_insert = [&](int rows) {
-      return db.Prepare(MultiRowInsertSql(
-          "events (id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id,"
-          " external_id, correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream,"
-          " cpu_op_id, top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id)",
-          kCols, rows));
-    };
-    Stmt s_multi = events_insert(kMulti);
-    Stmt s_one = events_insert(1);
     RowWriter mem(db, "memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)",
                   1 + kMemoryEnd - kMemoryFirst);
     std::string merged;
@@ -969,8 +1035,8 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
       return ev.name && !LikeProfilerStep(strings_.Get(ev.name));
     };
     // The rows are prepared on a second thread, in blocks (values resolved, args read back from the
-    // spill files and rewritten, groups and stack times counted), while this one binds and inserts
-    // them: SQLite's own work is about half of this loop, and the two halves overlap.
+    // spill files and rewritten, groups and stack times counted), while this one encodes them into
+    // the events pages (EventPages) and inserts the memory_args rows.
     struct Row {
       int64_t v[27];       // column c + 1 (ids, times, promoted args, ...), unless NULL
       uint32_t nulls;      // bit c: column c + 1 is NULL
@@ -1083,21 +1149,29 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     });
     try {
       std::unique_ptr<Block> block;
-      auto bind = [&](Stmt& s, int at, const Row& r, const Block& b) {  // row r as parameters at+1..
+      btree::Record rec;
+      auto id_value = [&](const IdValue& v) -> btree::Record& {
+        return v.is_text ? rec.Text(strings_.Get(v.text)) : rec.Int(v.i);
+      };
+      auto opt_text = [&](uint32_t id) -> btree::Record& { return id ? rec.Text(strings_.Get(id)) : rec.Null(); };
+      auto encode = [&](const Row& r, const Block& b) {  // the record of row r, in EventPages::kColumns order
         const ThreadRec& t = threads_[r.thread];
-        for (int c : {1, 2, 3, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27}) {
-          if (r.nulls & (1u << (c - 1))) s.BindNull(at + c); else s.BindInt(at + c, r.v[c - 1]);
-        }
-        BindId(s, at + 4, t.pid, strings_);
-        BindId(s, at + 5, t.tid, strings_);
-        s.BindText(at + 6, strings_.Get(r.ph));
-        BindOptText(s, at + 7, r.cat, strings_);
-        BindOptText(s, at + 8, r.name, strings_);
-        if (r.nulls & (1u << 25)) {
-          s.BindNull(at + 26);
-        } else {
-          s.BindText(at + 26, std::string_view(b.args).substr(r.args_off, r.args_len));
-        }
+        auto col = [&](int c) -> btree::Record& {
+          return r.nulls & (1u << (c - 1)) ? rec.Null() : rec.Int(r.v[c - 1]);
+        };
+        rec.Clear();
+        rec.Null();  // id: the rowid (INTEGER PRIMARY KEY), stored as NULL in the record
+        col(2);
+        col(3);
+        id_value(t.pid);
+        id_value(t.tid);
+        rec.Text(strings_.Get(r.ph));
+        opt_text(r.cat);
+        opt_text(r.name);
+        for (int c = 9; c <= 25; ++c) col(c);
+        if (r.nulls & (1u << 25)) rec.Null(); else rec.Text(std::string_view(b.args).substr(r.args_off, r.args_len));
+        col(27);
+        pages.events.Append(r.v[0], rec.Encode());
         if (r.mem) {
           mem.Int(r.v[0]);
           for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
@@ -1107,17 +1181,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
         }
       };
       while (full.Pop(block)) {
-        size_t n = block->rows.size(), k = 0;
-        for (; k + kMulti <= n; k += kMulti) {
-          for (int j = 0; j < kMulti; ++j) bind(s_multi, j * kCols, block->rows[k + j], *block);
-          s_multi.Step();
-          s_multi.Reset();
-        }
-        for (; k < n; ++k) {
-          bind(s_one, 0, block->rows[k], *block);
-          s_one.Step();
-          s_one.Reset();
-        }
+        for (const Row& r : block->rows) encode(r, *block);
         spare.Push(std::move(block));
       }
     } catch (...) {
@@ -1128,6 +1192,7 @@ WriteCounts TraceBuilder::Write(Db& db, int64_t trace_id, const HeaderInfo& head
     }
     producer.join();
     if (producer_error) std::rethrow_exception(producer_error);
+    WriteIndexEntries(pages, trace_id, base, event_base, thread_base, new_id);
     mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
     stager.Finish(db);

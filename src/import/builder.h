@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "import/btree_writer.h"
 #include "import/stats.h"
 #include "tracesql/db.h"
 
@@ -282,6 +284,31 @@ struct ComputedTables {
   std::vector<const char*> Tables() const;
 };
 
+// The events table and its two indexes, written as b-tree pages outside SQLite (btree_writer.h)
+// for every trace of an import, and placed into the database after the last (PlaceTrees): SQLite's
+// own row insertion and index builds were half of an import's single-threaded time.
+struct EventPages {
+  // The events columns in table order, as the records are written (checked against the schema).
+  static constexpr const char* kColumns =
+      "id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id, external_id, "
+      "correlation, seq_num, fwd_thread_id, python_id, python_parent_id, device, stream, cpu_op_id, "
+      "top_cpu_op_id, step, arg_shape_id, arg_values, input_shape_id";
+  // The indexes, as sql/indexes/ creates them (checked against the schema).
+  static constexpr const char* kThreadTs = "CREATE INDEX events_thread_ts ON events(thread_id, ts)";
+  static constexpr const char* kTraceCorrelation =
+      "CREATE INDEX events_trace_correlation ON events(trace_id, correlation) WHERE correlation IS NOT NULL";
+  // dir: the database's directory (the pages' scratch file goes there); db_label: for errors.
+  EventPages(Db& db, const std::string& dir, const std::string& db_label);
+  // Once the indexes exist (empty) in db: commits and closes db, places the pages into its file at
+  // path and reopens it (with an open transaction) through reopen.
+  void Place(Db& db, const std::string& path, const std::function<Db()>& reopen);
+
+  btree::PageSpill spill;
+  btree::TableWriter events{spill};
+  btree::IndexWriter thread_ts{spill};          // events_thread_ts: (thread_id, ts, id)
+  btree::IndexWriter trace_correlation{spill};  // events_trace_correlation: (trace_id, correlation, id)
+};
+
 class TraceBuilder {
  public:
   TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,
@@ -296,10 +323,11 @@ class TraceBuilder {
 
   // Computes nesting, stacks and flow bindings; returns seconds spent.
   void Finish();
-  // Writes all rows of this trace. Ids continue from the bases in the database.
-  WriteCounts Write(Db& db, int64_t trace_id, const HeaderInfo& header, const std::string& root_shape,
-                    int64_t file_bytes, int64_t json_bytes, bool compressed, bool truncated,
-                    const ComputedTables& computed = {});
+  // Writes all rows of this trace: the events (and their index entries) into pages, the rest into
+  // db. Ids continue from the bases in the database (events: from those in pages).
+  WriteCounts Write(Db& db, EventPages& pages, int64_t trace_id, const HeaderInfo& header,
+                    const std::string& root_shape, int64_t file_bytes, int64_t json_bytes, bool compressed,
+                    bool truncated, const ComputedTables& computed = {});
 
  private:
   uint32_t ThreadFor(const IdValue& pid, const IdValue& tid);
@@ -316,6 +344,8 @@ class TraceBuilder {
   int64_t NextSlice(uint32_t thread, int64_t t) const;
   bool Contains(uint32_t ev, int64_t t) const;
   int64_t PromotedValue(const EventRec& e, int which) const;
+  void WriteIndexEntries(EventPages& pages, int64_t trace_id, int64_t base, int64_t event_base, int64_t thread_base,
+                         const std::vector<uint32_t>& new_id) const;
   struct ComputedIds : ComputedTables {
     int64_t trace_id = 0, base = 0, event_base = 0, thread_base = 0;
     const std::vector<uint32_t>* new_id = nullptr;  // events_ index -> id - event_base

@@ -1243,17 +1243,24 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   fs::remove(tmp, ec);
   TempDbGuard guard(tmp);
   SignalGuard signals(tmp);
-  Db db = Db::Open(tmp, /*create=*/true);
-  // Lets Ctrl-C stop a long statement (an index over millions of rows) with SQLITE_INTERRUPT.
-  sqlite3_progress_handler(db.get(), 10000, [](void*) -> int { return g_interrupted.load() ? 1 : 0; }, nullptr);
+  // Opens the temporary database: created here, and opened again once the events pages are placed
+  // into its file (EventPages::Place).
+  auto open_db = [&](bool create, int cache_kib) {
+    Db d = Db::Open(tmp, create);
+    // Lets Ctrl-C stop a long statement (an index over millions of rows) with SQLITE_INTERRUPT.
+    sqlite3_progress_handler(d.get(), 10000, [](void*) -> int { return g_interrupted.load() ? 1 : 0; }, nullptr);
+    d.Exec(fmt::format(
+        "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+        " PRAGMA cache_size = -{}; PRAGMA temp_store = FILE; PRAGMA threads = 2;",
+        cache_kib));
+    if (const char* max_pages = std::getenv("TRACESQL_TEST_MAX_PAGES")) {
+      d.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
+    }
+    return d;
+  };
   // An 8 MB page cache while the traces are inserted (appends need little; memory peaks then), a
   // larger one for the indexes and views below.
-  db.Exec(
-      "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-      " PRAGMA cache_size = -8192; PRAGMA temp_store = FILE; PRAGMA threads = 2;");
-  if (const char* max_pages = std::getenv("TRACESQL_TEST_MAX_PAGES")) {
-    db.Exec(fmt::format("PRAGMA max_page_count = {}", std::atoll(max_pages)));
-  }
+  Db db = open_db(/*create=*/true, 8192);
   try {
     CreateSchema(db);
     ComputedViews computed_views = CreateComputedTables(db, options.materialize);
@@ -1268,6 +1275,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
+    EventPages event_pages(db, dir.string(), db_path);
     Interner strings;
     StackInterner stacks;
     InputShapes input_shapes;
@@ -1356,7 +1364,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       summary.stages.build += Since(tb);
       CheckInterrupted();
       auto ti = Clock::now();
-      WriteCounts c = builder.Write(db, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
+      WriteCounts c = builder.Write(db, event_pages, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
                                     in.compressed(), split.truncated, computed);
       for (const char* table : c.sql_tables) computed_views.sql_traces[table].push_back(trace_id);
       summary.stages.insert += Since(ti);
@@ -1379,7 +1387,14 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       });
       // The builders are gone: a larger cache for the index sorts and the views costs no peak memory.
       db.Exec("PRAGMA cache_size = -65536");
+      // The events table is still empty for SQLite: its indexes are created empty, then filled
+      // with the table when the events pages are placed.
       CreateIndexes(db);
+      event_pages.Place(db, tmp, [&] {
+        Db d = open_db(/*create=*/false, 65536);
+        d.Exec("BEGIN");
+        return d;
+      });
       stager.Finish(db);
     }
     summary.stages.index = Since(tx);
