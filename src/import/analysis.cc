@@ -98,7 +98,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(Db& db, const ComputedIds& w) {
+std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };

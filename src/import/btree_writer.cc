@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <queue>
 #include <cerrno>
 #include <cstring>
 
+#include "tracesql/db.h"
 #include "tracesql/error.h"
 
 namespace tracesql::btree {
@@ -297,14 +299,14 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
   // groups go up. A last group of one child (a page without cells) takes one from the group before.
   std::vector<uint32_t> child(leaves_.size());
   for (size_t i = 0; i < leaves_.size(); ++i) child[i] = base + leaves_[i];
-  std::vector<std::string> sep = std::move(seps_);
+  std::vector<Sep> sep = std::move(seps_);
   PageImage page(page_size);
   for (;;) {
     const size_t m = child.size();
     std::vector<std::pair<size_t, size_t>> groups;  // [first, last] child
     for (size_t s = 0; s < m;) {
       size_t used = 12, e = s;
-      while (e + 1 < m && used + 2 + 4 + sep[e].size() <= page_size) used += 2 + 4 + sep[e].size(), ++e;
+      while (e + 1 < m && used + 2 + 4 + sep[e].bytes.size() <= page_size) used += 2 + 4 + sep[e].bytes.size(), ++e;
       groups.emplace_back(s, e);
       s = e + 1;
     }
@@ -316,13 +318,16 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
     }
     const bool top = groups.size() == 1;
     std::vector<uint32_t> up_child;
-    std::vector<std::string> up_sep;
+    std::vector<Sep> up_sep;
     for (const auto& [s, e] : groups) {
       page.Reset(12);
       for (size_t k = s; k < e; ++k) {
-        uint8_t* cell = page.AddCell(4 + sep[k].size());
+        const std::string& b = sep[k].bytes;
+        uint8_t* cell = page.AddCell(4 + b.size());
         Put32(cell, child[k]);
-        std::memcpy(cell + 4, sep[k].data(), sep[k].size());
+        std::memcpy(cell + 4, b.data(), b.size());
+        // A separator's overflow chain (index keys) is the one its entry got, in the spill.
+        if (sep[k].overflow) Put32(cell + 4 + b.size() - 4, Get32(cell + 4 + b.size() - 4) + base);
       }
       page.Seal(interior_flag_, child[e]);
       uint32_t no = top ? root : next++;
@@ -336,60 +341,65 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
   }
 }
 
+void TreeWriter::MakeCell(const uint8_t* prefix, size_t prefix_size, std::string_view payload, uint32_t max_local) {
+  const uint32_t u = spill_.page_size();
+  const uint64_t p = payload.size();
+  const uint32_t local = LocalSize(p, u, max_local);
+  const bool overflow = local < p;
+  cell_.resize(prefix_size + local + (overflow ? 4 : 0));
+  uint8_t* c = reinterpret_cast<uint8_t*>(cell_.data());
+  std::memcpy(c, prefix, prefix_size);
+  std::memcpy(c + prefix_size, payload.data(), local);
+  cell_overflow_ = overflow;
+  if (!overflow) return;
+  // The rest of the payload in a chain of overflow pages: a 4-byte next page, then u - 4 bytes.
+  std::vector<uint8_t> page(u, 0);
+  const uint8_t* rest = reinterpret_cast<const uint8_t*>(payload.data()) + local;
+  uint64_t left = p - local;
+  const uint64_t count = (left + (u - 4) - 1) / (u - 4);
+  const uint32_t first = spill_.pages() + 1;
+  for (uint64_t k = 0; k < count; ++k) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(left, u - 4));
+    std::fill(page.begin(), page.end(), 0);
+    uint32_t next = k + 1 < count ? first + static_cast<uint32_t>(k) + 1 : 0;
+    Put32(page.data(), next);
+    std::memcpy(page.data() + 4, rest, n);
+    uint32_t no = spill_.Add(page.data());
+    if (next) spill_.NoteRef(no, 0);
+    rest += n;
+    left -= n;
+  }
+  Put32(c + prefix_size + local, first);
+}
+
+void TreeWriter::AddCellToLeaf() {
+  uint8_t* at = leaf_.AddCell(cell_.size());
+  std::memcpy(at, cell_.data(), cell_.size());
+  if (cell_overflow_) leaf_refs_.push_back(static_cast<uint32_t>(at - leaf_.bytes.data() + cell_.size() - 4));
+}
+
 void TableWriter::Append(int64_t rowid, std::string_view record) {
   if (entries_ > 0 && rowid <= last_) Errorf("internal error: rowid {} after {}", rowid, last_);
-  const uint32_t u = spill_.page_size();
-  const uint64_t p = record.size();
-  const uint32_t local = LocalSize(p, u, u - 35);
-  const bool overflow = local < p;
-  const size_t cell = static_cast<size_t>(VarintLen(p) + VarintLen(static_cast<uint64_t>(rowid))) + local +
-                      (overflow ? 4 : 0);
-  if (!leaf_.Fits(cell)) {
-    seps_.emplace_back();
+  uint8_t prefix[18];
+  int n = PutVarint(prefix, record.size());
+  n += PutVarint(prefix + n, static_cast<uint64_t>(rowid));
+  MakeCell(prefix, static_cast<size_t>(n), record, spill_.page_size() - 35);
+  if (!leaf_.Fits(cell_.size())) {
     uint8_t key[9];
-    seps_.back().assign(reinterpret_cast<char*>(key), static_cast<size_t>(PutVarint(key, static_cast<uint64_t>(last_))));
+    int k = PutVarint(key, static_cast<uint64_t>(last_));  // the largest rowid on the left
+    seps_.push_back({std::string(reinterpret_cast<char*>(key), static_cast<size_t>(k)), false});
     SpillLeaf();
   }
-  uint32_t first_overflow = 0;
-  if (overflow) {
-    // The rest of the payload in a chain of overflow pages: a 4-byte next page, then u - 4 bytes.
-    std::vector<uint8_t> page(u, 0);
-    const uint8_t* rest = reinterpret_cast<const uint8_t*>(record.data()) + local;
-    uint64_t left = p - local;
-    uint64_t count = (left + (u - 4) - 1) / (u - 4);
-    first_overflow = spill_.pages() + 1;
-    for (uint64_t k = 0; k < count; ++k) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(left, u - 4));
-      std::fill(page.begin(), page.end(), 0);
-      uint32_t next = k + 1 < count ? first_overflow + static_cast<uint32_t>(k) + 1 : 0;
-      Put32(page.data(), next);
-      std::memcpy(page.data() + 4, rest, n);
-      uint32_t no = spill_.Add(page.data());
-      if (next) spill_.NoteRef(no, 0);
-      rest += n;
-      left -= n;
-    }
-  }
-  uint8_t* c = leaf_.AddCell(cell);
-  uint8_t* w = c + PutVarint(c, p);
-  w += PutVarint(w, static_cast<uint64_t>(rowid));
-  std::memcpy(w, record.data(), local);
-  w += local;
-  if (overflow) {
-    Put32(w, first_overflow);
-    leaf_refs_.push_back(static_cast<uint32_t>(w - leaf_.bytes.data()));
-  }
+  AddCellToLeaf();
   last_ = rowid;
   ++entries_;
 }
 
 void IndexWriter::Append(std::string_view record) {
   const uint32_t u = spill_.page_size();
-  const uint64_t p = record.size();
-  if (p > (u - 12) * 64 / 255 - 23) Errorf("internal error: index entry of {} bytes", p);
-  cell_.resize(static_cast<size_t>(VarintLen(p)) + p);
-  size_t at = static_cast<size_t>(PutVarint(reinterpret_cast<uint8_t*>(cell_.data()), p));
-  std::memcpy(cell_.data() + at, record.data(), record.size());
+  uint8_t prefix[9];
+  int n = PutVarint(prefix, record.size());
+  MakeCell(prefix, static_cast<size_t>(n), record, (u - 12) * 64 / 255 - 23);
   ++entries_;
   if (has_pending_) {
     // The entry that did not fit the last leaf separates it from the leaf this one starts.
@@ -397,23 +407,25 @@ void IndexWriter::Append(std::string_view record) {
     has_pending_ = false;
   } else if (!leaf_.Fits(cell_.size())) {
     SpillLeaf();
-    pending_ = cell_;
+    pending_ = {cell_, cell_overflow_};
     has_pending_ = true;
     return;
   }
-  std::memcpy(leaf_.AddCell(cell_.size()), cell_.data(), cell_.size());
+  AddCellToLeaf();
 }
 
 void IndexWriter::Close() {
   if (has_pending_) {  // the last entry alone in the last leaf
-    std::memcpy(leaf_.AddCell(pending_.size()), pending_.data(), pending_.size());
+    cell_ = pending_.bytes;
+    cell_overflow_ = pending_.overflow;
+    AddCellToLeaf();
     has_pending_ = false;
   }
   TreeWriter::Close();
 }
 
-void PlaceTrees(const std::string& path, PageSpill& spill, const std::vector<std::pair<TreeWriter*, uint32_t>>& trees,
-                int64_t max_pages) {
+void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
+                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages) {
   for (const auto& [tree, root] : trees) tree->Close();
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) Errorf("{}: cannot open database: {}", path, std::strerror(errno));
@@ -427,25 +439,418 @@ void PlaceTrees(const std::string& path, PageSpill& spill, const std::vector<std
   if (fstat(fd, &st) != 0) Errorf("{}: cannot read database: {}", path, std::strerror(errno));
   const uint32_t page_size = header[16] == 0 && header[17] == 1 ? 65536u : (uint32_t{header[16]} << 8) | header[17];
   const uint32_t pages = Get32(header + 28), counter = Get32(header + 24);
-  if (std::memcmp(header, "SQLite format 3", 16) != 0 || page_size != spill.page_size() || header[20] != 0 ||
-      Get32(header + 92) != counter || uint64_t{pages} * page_size != static_cast<uint64_t>(st.st_size) ||
-      Get32(header + 52) != 0) {
-    Errorf("internal error: {}: not a committed database of {}-byte pages without auto_vacuum", path,
-           spill.page_size());
+  if (std::memcmp(header, "SQLite format 3", 16) != 0 || header[20] != 0 || Get32(header + 92) != counter ||
+      uint64_t{pages} * page_size != static_cast<uint64_t>(st.st_size) || Get32(header + 52) != 0) {
+    Errorf("internal error: {}: not a committed database without auto_vacuum", path);
   }
   for (const auto& [tree, root] : trees) {
     if (root < 2 || root > pages) Errorf("internal error: {}: root page {} out of range", path, root);
   }
-  spill.CopyTo(fd, pages);
-  uint32_t next = pages + spill.pages() + 1;
-  for (const auto& [tree, root] : trees) tree->WriteTop(fd, path, pages, root, next);
-  const uint32_t total = next - 1;
+  // Each spill's pages after the database's and the spills' before it.
+  uint64_t next = uint64_t{pages} + 1;
+  std::vector<uint32_t> base(spills.size());
+  for (size_t k = 0; k < spills.size(); ++k) {
+    if (spills[k]->page_size() != page_size) Errorf("internal error: {}: pages of another size", path);
+    base[k] = static_cast<uint32_t>(next - 1);
+    next += spills[k]->pages();
+    if (next > UINT32_MAX) Errorf("{}: database or disk is full", path);
+  }
+  if (static_cast<int64_t>(next - 1) > max_pages) Errorf("{}: database or disk is full", path);
+  for (size_t k = 0; k < spills.size(); ++k) spills[k]->CopyTo(fd, base[k]);
+  uint32_t next_page = static_cast<uint32_t>(next);
+  for (const auto& [tree, root] : trees) {
+    size_t k = std::find(spills.begin(), spills.end(), &tree->spill_) - spills.begin();
+    if (k == spills.size()) Errorf("internal error: a b-tree's spill is not placed");
+    tree->WriteTop(fd, path, base[k], root, next_page);
+  }
+  const uint32_t total = next_page - 1;
   if (static_cast<int64_t>(total) > max_pages) Errorf("{}: database or disk is full", path);
   Put32(header + 28, total);
   Put32(header + 24, counter + 1);
   Put32(header + 92, counter + 1);
   Put32(header + 96, static_cast<uint32_t>(sqlite3_libversion_number()));
   if (!WriteAt(fd, header, sizeof header, 0)) Errorf("{}: cannot write database: {}", path, std::strerror(errno));
+}
+
+
+// Index keys as byte strings that compare (memcmp, then length) as SQLite orders the keys: per
+// column a tag (NULL < integer < text, as SQLite's order of storage classes), an integer as 8
+// big-endian bytes with the sign bit flipped, text as its bytes with 0x00 written 0x00 0xff and an
+// end mark 0x00 0x00 (so a prefix sorts first, as memcmp-then-length does: BINARY collation).
+namespace {
+
+constexpr uint8_t kKeyNull = 1, kKeyInt = 2, kKeyText = 4;
+
+void AppendKey(std::string& out, const Value& v) {
+  switch (v.type) {
+    case Value::kNull:
+      out.push_back(static_cast<char>(kKeyNull));
+      break;
+    case Value::kInt: {
+      char b[9];
+      b[0] = static_cast<char>(kKeyInt);
+      uint64_t u = static_cast<uint64_t>(v.i) ^ (uint64_t{1} << 63);
+      for (int k = 8; k >= 1; --k, u >>= 8) b[k] = static_cast<char>(u);
+      out.append(b, 9);
+      break;
+    }
+    case Value::kText:
+      out.push_back(static_cast<char>(kKeyText));
+      for (char c : v.s) {
+        out.push_back(c);
+        if (c == 0) out.push_back(static_cast<char>(0xff));
+      }
+      out.append(2, '\0');
+      break;
+  }
+}
+
+// The record of a key (its columns in order); text is unescaped into scratch.
+std::string_view KeyToRecord(std::string_view key, Record& rec, std::string& scratch) {
+  rec.Clear();
+  scratch.clear();
+  scratch.reserve(key.size());  // no reallocation: the record keeps views into it
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(key.data());
+  const uint8_t* end = p + key.size();
+  while (p < end) {
+    uint8_t tag = *p++;
+    if (tag == kKeyNull) {
+      rec.Null();
+    } else if (tag == kKeyInt) {
+      uint64_t u = 0;
+      for (int k = 0; k < 8; ++k) u = u << 8 | p[k];
+      p += 8;
+      rec.Int(static_cast<int64_t>(u ^ (uint64_t{1} << 63)));
+    } else {
+      size_t from = scratch.size();
+      while (!(p[0] == 0 && p[1] == 0)) {
+        scratch.push_back(static_cast<char>(*p));
+        p += p[0] == 0 ? 2 : 1;
+      }
+      p += 2;
+      rec.Text(std::string_view(scratch).substr(from));
+    }
+  }
+  return rec.Encode();
+}
+
+// SQLite's affinity of a declared column type (https://www.sqlite.org/datatype3.html#affname).
+char AffinityOf(std::string type) {
+  for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (type.find("INT") != std::string::npos) return 'i';
+  if (type.find("CHAR") != std::string::npos || type.find("CLOB") != std::string::npos ||
+      type.find("TEXT") != std::string::npos) return 't';
+  if (type.empty() || type.find("BLOB") != std::string::npos) return 'b';
+  if (type.find("REAL") != std::string::npos || type.find("FLOA") != std::string::npos ||
+      type.find("DOUB") != std::string::npos) return 'r';
+  return 'n';
+}
+
+// Reads a sorted run back, key by key.
+class RunReader {
+ public:
+  RunReader(const RunSpill& spill, uint64_t at, uint64_t size) : spill_(spill), at_(at), end_(at + size) {}
+  // The next key, or false at the run's end. The view is valid until the next call.
+  bool Next() {
+    if (pos_ + 2 > buf_.size() || pos_ + 2 + Len() > buf_.size()) {
+      if (!Fill()) return false;
+    }
+    size_t len = Len();
+    key = std::string_view(buf_).substr(pos_ + 2, len);
+    pos_ += 2 + len;
+    return true;
+  }
+  std::string_view key;
+
+ private:
+  size_t Len() const {
+    return static_cast<size_t>(static_cast<uint8_t>(buf_[pos_])) << 8 | static_cast<uint8_t>(buf_[pos_ + 1]);
+  }
+  bool Fill() {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+    size_t want = static_cast<size_t>(std::min<uint64_t>(end_ - at_, 256 << 10));
+    if (want == 0) {
+      if (!buf_.empty()) Errorf("{}: temporary data is short", spill_.label());
+      return false;
+    }
+    size_t had = buf_.size();
+    buf_.resize(had + want);
+    if (!ReadAt(spill_.fd(), buf_.data() + had, want, at_)) {
+      Errorf("{}: cannot read temporary data: {}", spill_.label(), std::strerror(errno));
+    }
+    at_ += want;
+    if (buf_.size() < 2 || buf_.size() < 2 + Len()) return Fill();
+    return true;
+  }
+  const RunSpill& spill_;
+  uint64_t at_, end_;
+  std::string buf_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+RunSpill::RunSpill(const std::string& dir, std::string label) : label_(std::move(label)) {
+  fd_ = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    std::string tmpl = dir + "/.tracesql-runs-XXXXXX";
+    fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd_ < 0) Errorf("{}: cannot create temporary data: {}", label_, std::strerror(errno));
+    unlink(tmpl.c_str());
+  }
+}
+
+RunSpill::~RunSpill() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void RunSpill::Read(void* out, uint64_t size, uint64_t at) const {
+  if (!ReadAt(fd_, out, static_cast<size_t>(size), at)) {
+    Errorf("{}: cannot read temporary data: {}", label_, std::strerror(errno));
+  }
+}
+
+uint64_t RunSpill::Add(std::string_view bytes) {
+  uint64_t at = size_;
+  if (!WriteAt(fd_, bytes.data(), bytes.size(), at)) {
+    Errorf("{}: cannot write temporary data: {}", label_, std::strerror(errno));
+  }
+  size_ += bytes.size();
+  return at;
+}
+
+PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpill& runs)
+    : name_(name), spill_(spill), runs_(runs) {
+  auto fail = [&](const std::string& why) { Errorf("internal error: table {} cannot be written as pages: {}", name_, why); };
+  std::vector<int> pk;
+  {
+    Stmt s = db.Prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?) ORDER BY cid");
+    s.BindText(1, name_);
+    while (s.Step()) {
+      cols_.push_back({s.ColumnText(0), AffinityOf(s.ColumnText(1)), s.ColumnInt(2) != 0});
+      if (s.ColumnInt(3) > 0) {
+        pk.resize(std::max<size_t>(pk.size(), static_cast<size_t>(s.ColumnInt(3))));
+        pk[static_cast<size_t>(s.ColumnInt(3) - 1)] = static_cast<int>(cols_.size() - 1);
+      }
+      std::string type = s.ColumnText(1);
+      for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (s.ColumnInt(3) == 1) ipk_ = type == "INTEGER" ? static_cast<int>(cols_.size() - 1) : -2;
+    }
+  }
+  if (cols_.empty()) fail("no such table");
+  {
+    Stmt s = db.Prepare("SELECT wr FROM pragma_table_list WHERE name = ? AND schema = 'main'");
+    s.BindText(1, name_);
+    if (!s.Step()) fail("not in pragma table_list");
+    without_rowid_ = s.ColumnInt(0) != 0;
+  }
+  if (without_rowid_) {
+    ipk_ = -1;
+    record_order_ = pk;
+    for (int c = 0; c < columns(); ++c) {
+      if (std::find(pk.begin(), pk.end(), c) == pk.end()) record_order_.push_back(c);
+    }
+  } else {
+    if (pk.size() > 1 || ipk_ == -2) fail("a primary key that is not the rowid");
+    for (int c = 0; c < columns(); ++c) record_order_.push_back(c);
+  }
+  {
+    Stmt s = db.Prepare("SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?");
+    s.BindText(1, name_);
+    if (!s.Step()) fail("no root page");
+    root_ = static_cast<uint32_t>(s.ColumnInt(0));
+  }
+  Stmt s = db.Prepare("SELECT name, sql, rootpage FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? ORDER BY rowid");
+  s.BindText(1, name_);
+  while (s.Step()) {
+    Index x;
+    x.name = s.ColumnText(0);
+    x.root = static_cast<uint32_t>(s.ColumnInt(2));
+    if (s.ColumnIsNull(1)) fail("index " + x.name + " is not one of CREATE INDEX");
+    if (without_rowid_) fail("an index on a WITHOUT ROWID table");
+    std::string sql = s.ColumnText(1);
+    Stmt cols = db.Prepare("SELECT cid, \"desc\", coll, key FROM pragma_index_xinfo(?) ORDER BY seqno");
+    cols.BindText(1, x.name);
+    while (cols.Step()) {
+      if (cols.ColumnInt(3) == 0) continue;  // the rowid, appended to every key
+      if (cols.ColumnInt(0) < 0 || cols.ColumnInt(1) != 0 || cols.ColumnText(2) != "BINARY") {
+        fail("index " + x.name + " has an expression, DESC or a collation");
+      }
+      x.cols.push_back(static_cast<int>(cols.ColumnInt(0)));
+    }
+    size_t where = sql.find(" WHERE ");
+    if (where != std::string::npos) {
+      std::string_view rest = std::string_view(sql).substr(where + 7);
+      while (!rest.empty()) {
+        size_t and_at = rest.find(" AND ");
+        std::string_view term = rest.substr(0, and_at);
+        rest = and_at == std::string_view::npos ? std::string_view() : rest.substr(and_at + 5);
+        size_t sp = term.find(' ');
+        std::string col(term.substr(0, sp));
+        int c = -1;
+        for (int k = 0; k < columns(); ++k) {
+          if (cols_[static_cast<size_t>(k)].name == col) c = k;
+        }
+        std::string_view op = sp == std::string_view::npos ? std::string_view() : term.substr(sp);
+        if (c >= 0 && op == " IS NOT NULL") {
+          x.where.emplace_back(c, std::string());
+        } else if (c >= 0 && op.size() >= 6 && op.substr(0, 4) == " = '" && op.back() == '\'' &&
+                   op.substr(4, op.size() - 5).find('\'') == std::string_view::npos) {
+          x.where.emplace_back(c, std::string(op.substr(4, op.size() - 5)));
+        } else {
+          fail("index " + x.name + ": a WHERE term other than col IS NOT NULL or col = 'text': " + std::string(term));
+        }
+      }
+    }
+    x.tree = std::make_unique<IndexWriter>(spill_);
+    indexes_.push_back(std::move(x));
+  }
+  if (without_rowid_) {
+    // The table is an index b-tree of whole rows in primary key order: its rows are sorted as the
+    // keys of an index are (all columns, no rowid).
+    Index x;
+    x.name = name_;
+    x.root = root_;
+    x.cols = record_order_;
+    x.rowid = false;
+    x.tree = std::make_unique<IndexWriter>(spill_);
+    indexes_.insert(indexes_.begin(), std::move(x));
+  } else {
+    table_ = std::make_unique<TableWriter>(spill_);
+  }
+  stored_.resize(cols_.size());
+  text_.resize(cols_.size());
+}
+
+PagedTable::~PagedTable() = default;
+
+std::vector<int> PagedTable::Positions(std::string_view names) const {
+  std::vector<int> out;
+  while (!names.empty()) {
+    size_t comma = names.find(',');
+    std::string_view n = names.substr(0, comma);
+    names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+    while (!n.empty() && n.front() == ' ') n.remove_prefix(1);
+    while (!n.empty() && n.back() == ' ') n.remove_suffix(1);
+    int c = -1;
+    for (int k = 0; k < columns(); ++k) {
+      if (cols_[static_cast<size_t>(k)].name == n) c = k;
+    }
+    if (c < 0) Errorf("internal error: table {} has no column {}", name_, n);
+    out.push_back(c);
+  }
+  for (int k = 0; k < columns(); ++k) {
+    if (cols_[static_cast<size_t>(k)].not_null && std::find(out.begin(), out.end(), k) == out.end()) {
+      Errorf("internal error: table {}: column {} left out", name_, cols_[static_cast<size_t>(k)].name);
+    }
+  }
+  return out;
+}
+
+void PagedTable::Add(const Value* values) {
+  // Each value as its column stores it.
+  for (size_t c = 0; c < cols_.size(); ++c) {
+    const Column& col = cols_[c];
+    Value v = values[c];
+    if (v.type == Value::kNull) {
+      if (col.not_null) Errorf("internal error: NULL in {}.{}", name_, col.name);
+    } else if (v.type == Value::kInt) {
+      if (col.affinity == 't') {
+        text_[c] = std::to_string(v.i);
+        v = {Value::kText, 0, text_[c]};
+      } else if (col.affinity == 'r') {
+        Errorf("internal error: an integer in REAL column {}.{}", name_, col.name);
+      }
+    } else if (col.affinity != 't' && col.affinity != 'b') {
+      Errorf("internal error: text in numeric column {}.{}", name_, col.name);
+    }
+    stored_[c] = v;
+  }
+  int64_t rowid = 0;
+  if (!without_rowid_) {
+    if (ipk_ >= 0 && stored_[static_cast<size_t>(ipk_)].type == Value::kInt) {
+      rowid = stored_[static_cast<size_t>(ipk_)].i;
+    } else {
+      if (ipk_ >= 0 && stored_[static_cast<size_t>(ipk_)].type == Value::kText) {
+        Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+      }
+      rowid = rows_ ? last_rowid_ + 1 : 1;
+    }
+    if (rows_ && rowid <= last_rowid_) Errorf("internal error: table {}: rowid {} after {}", name_, rowid, last_rowid_);
+    rec_.Clear();
+    for (int c = 0; c < columns(); ++c) {
+      const Value& v = stored_[static_cast<size_t>(c)];
+      if (c == ipk_ || v.type == Value::kNull) rec_.Null(); else if (v.type == Value::kInt) rec_.Int(v.i); else rec_.Text(v.s);
+    }
+    table_->Append(rowid, rec_.Encode());
+  }
+  for (Index& x : indexes_) {
+    bool in = true;
+    for (const auto& [c, text] : x.where) {
+      const Value& v = stored_[static_cast<size_t>(c)];
+      in = in && (text.empty() ? v.type != Value::kNull : v.type == Value::kText && v.s == text);
+    }
+    if (!in) continue;
+    size_t at = x.keys.size();
+    x.keys.append(2, '\0');
+    for (int c : x.cols) AppendKey(x.keys, stored_[static_cast<size_t>(c)]);
+    if (x.rowid) AppendKey(x.keys, Value{Value::kInt, rowid, {}});
+    size_t len = x.keys.size() - at - 2;
+    if (len > 0xffff) Errorf("internal error: an index key of {} bytes in {}", len, x.name);
+    x.keys[at] = static_cast<char>(len >> 8);
+    x.keys[at + 1] = static_cast<char>(len);
+    x.at.push_back(static_cast<uint32_t>(at));
+    if (x.keys.size() > kRunBytes) FlushRun(x);
+  }
+  last_rowid_ = rowid;
+  ++rows_;
+}
+
+void PagedTable::FlushRun(Index& x) {
+  if (x.at.empty()) return;
+  auto key = [&](uint32_t at) {
+    size_t len = static_cast<size_t>(static_cast<uint8_t>(x.keys[at])) << 8 | static_cast<uint8_t>(x.keys[at + 1]);
+    return std::string_view(x.keys).substr(at + 2, len);
+  };
+  if (!std::is_sorted(x.at.begin(), x.at.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); })) {
+    std::sort(x.at.begin(), x.at.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  }
+  std::string run;
+  run.reserve(x.keys.size());
+  for (uint32_t at : x.at) run.append(x.keys, at, key(at).size() + 2);
+  x.runs.emplace_back(runs_.Add(run), run.size());
+  x.keys.clear();
+  x.at.clear();
+}
+
+void PagedTable::FlushRuns() {
+  for (Index& x : indexes_) FlushRun(x);
+}
+
+void PagedTable::Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees) {
+  FlushRuns();
+  Record rec;
+  std::string scratch;
+  for (Index& x : indexes_) {
+    std::vector<std::unique_ptr<RunReader>> readers;
+    for (const auto& [at, size] : x.runs) readers.push_back(std::make_unique<RunReader>(runs_, at, size));
+    // A k-way merge of the runs (each sorted; keys end with the rowid, so none are equal).
+    auto later = [](RunReader* a, RunReader* b) { return a->key > b->key; };
+    std::priority_queue<RunReader*, std::vector<RunReader*>, decltype(later)> heap(later);
+    for (auto& r : readers) {
+      if (r->Next()) heap.push(r.get());
+    }
+    while (!heap.empty()) {
+      RunReader* r = heap.top();
+      heap.pop();
+      x.tree->Append(KeyToRecord(r->key, rec, scratch));
+      if (r->Next()) heap.push(r);
+    }
+    x.runs.clear();
+  }
+  if (table_) trees.emplace_back(table_.get(), root_);
+  for (Index& x : indexes_) trees.emplace_back(x.tree.get(), x.root);
 }
 
 }  // namespace tracesql::btree

@@ -14,16 +14,20 @@
 // (page structure, key order, every row's index entries).
 //
 // Limits: a table's rows must come in strictly increasing rowid order, an index's entries in key
-// order (the caller sorts them), index entries must fit in a page (no overflow pages; the caller's
-// keys are a few integers), and the database must not use auto_vacuum (no pointer-map pages).
+// order (the caller sorts them), and the database must not use auto_vacuum (no pointer-map pages).
 #ifndef SRC_IMPORT_BTREE_WRITER_H_
 #define SRC_IMPORT_BTREE_WRITER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace tracesql {
+class Db;
+}
 
 namespace tracesql::btree {
 
@@ -121,11 +125,23 @@ class TreeWriter {
   PageImage leaf_;
   std::vector<uint32_t> leaf_refs_;  // offsets in leaf_ of spill page numbers (overflow chains)
   std::vector<uint32_t> leaves_;     // spill page of each leaf written
-  std::vector<std::string> seps_;    // separator cell bytes (after the child pointer) between leaves
+  // A separator between two children: its cell's bytes after the child pointer; overflow: they end
+  // with the number of a spill page (an index key's overflow chain).
+  struct Sep {
+    std::string bytes;
+    bool overflow = false;
+  };
+  // cell_ = prefix, the payload's local part and, when it overflows, the number of the first of the
+  // overflow pages written to the spill for the rest (cell_overflow_).
+  void MakeCell(const uint8_t* prefix, size_t prefix_size, std::string_view payload, uint32_t max_local);
+  void AddCellToLeaf();  // cell_ into the leaf (Fits() must hold)
+  std::vector<Sep> seps_;            // between the leaves
+  std::string cell_;
+  bool cell_overflow_ = false;
   uint64_t entries_ = 0;
   uint8_t leaf_flag_, interior_flag_;
-  friend void PlaceTrees(const std::string&, PageSpill&, const std::vector<std::pair<TreeWriter*, uint32_t>>&,
-                         int64_t);
+  friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
+                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t);
 };
 
 // A rowid table, rows appended in strictly increasing rowid order.
@@ -147,19 +163,116 @@ class IndexWriter : public TreeWriter {
 
  private:
   void Close() override;
-  std::string pending_;  // an entry that did not fit its leaf: the separator, once another follows
+  Sep pending_;  // an entry that did not fit its leaf: the separator, once another follows
   bool has_pending_ = false;
-  std::string cell_;
 };
 
 // Puts the trees into the SQLite database file at path, which SQLite has committed and closed:
-// the spill's pages are appended after the database's last page, each tree's interior pages after
-// them, and each tree's root page (the pair's second: the rootpage of its sqlite_schema row, an
-// empty leaf that SQLite created) is overwritten. The header's page count and change counter are
-// updated so that SQLite reads the file afresh. More than max_pages pages in all: "database or disk
-// is full" (as SQLite's own limit says it).
-void PlaceTrees(const std::string& path, PageSpill& spill, const std::vector<std::pair<TreeWriter*, uint32_t>>& trees,
-                int64_t max_pages);
+// the spills' pages are appended after the database's last page (each spill's after the one
+// before), each tree's interior pages after them, and each tree's root page (the pair's second: the
+// rootpage of its sqlite_schema row, an empty leaf that SQLite created) is overwritten. The header's
+// page count and change counter are updated so that SQLite reads the file afresh. More than
+// max_pages pages in all: "database or disk is full" (as SQLite's own limit says it). Every tree's
+// pages must be in one of the spills.
+void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
+                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages);
+
+// A value of a row.
+struct Value {
+  enum Type : uint8_t { kNull, kInt, kText } type = kNull;
+  int64_t i = 0;
+  std::string_view s;
+};
+
+// Sorted runs of index keys, in an unlinked scratch file.
+class RunSpill {
+ public:
+  RunSpill(const std::string& dir, std::string label);
+  ~RunSpill();
+  RunSpill(const RunSpill&) = delete;
+  RunSpill& operator=(const RunSpill&) = delete;
+  // Appends bytes; returns their offset.
+  uint64_t Add(std::string_view bytes);
+  // Reads size bytes at offset at into out.
+  void Read(void* out, uint64_t size, uint64_t at) const;
+  int fd() const { return fd_; }
+  const std::string& label() const { return label_; }
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string label_;
+};
+
+// One table of the database (a rowid table or WITHOUT ROWID) and its indexes, written as pages
+// from rows: the layout is read from the database's schema (columns, declared types, NOT NULL,
+// INTEGER PRIMARY KEY, indexes with their columns and partial-index WHERE terms of the forms
+// `col IS NOT NULL` and `col = 'text'`, joined by AND). A value is stored as SQLite would store it
+// in its column (an integer put into a TEXT column becomes its decimal text). Rows must come in
+// rowid order; index entries (and a WITHOUT ROWID table's rows) are sorted here: kept as byte
+// strings that compare as SQLite orders the keys, sorted into runs of kRunBytes in a RunSpill, and
+// merged into the index pages by Finish().
+class PagedTable {
+ public:
+  PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpill& runs);
+  ~PagedTable();
+  PagedTable(const PagedTable&) = delete;
+  PagedTable& operator=(const PagedTable&) = delete;
+
+  const std::string& name() const { return name_; }
+  int columns() const { return static_cast<int>(cols_.size()); }
+  // The table positions of the named columns ("a, b, c"); an unknown name is an internal error, as
+  // is leaving out a column that is NOT NULL.
+  std::vector<int> Positions(std::string_view names) const;
+  // A row: values[c] for the table's column c.
+  void Add(const Value* values);
+  int64_t last_rowid() const { return last_rowid_; }
+  uint64_t rows() const { return rows_; }
+  // The table's indexes in the schema (a WITHOUT ROWID table's rows are not one).
+  size_t indexes() const { return indexes_.size() - (without_rowid_ ? 1 : 0); }
+  // The index keys still in memory, as sorted runs.
+  void FlushRuns();
+  // Merges the runs into the index pages; then appends each tree and its root page to trees.
+  void Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees);
+
+ private:
+  struct Column {
+    std::string name;
+    char affinity;  // 'i' INTEGER, 't' TEXT, 'b' BLOB (none), 'r' REAL, 'n' NUMERIC
+    bool not_null;
+  };
+  struct Index {
+    std::string name;
+    uint32_t root = 0;
+    std::vector<int> cols;
+    bool rowid = true;  // the key ends with the rowid (not so for a WITHOUT ROWID table's rows)
+    // Partial index: every term must hold (text empty: `col IS NOT NULL`, else `col = 'text'`).
+    std::vector<std::pair<int, std::string>> where;
+    std::unique_ptr<IndexWriter> tree;
+    std::string keys;          // keys not yet in a run: each a 2-byte length, then the key
+    std::vector<uint32_t> at;  // their offsets in keys
+    std::vector<std::pair<uint64_t, uint64_t>> runs;  // (offset, bytes) in the RunSpill
+  };
+  void FlushRun(Index& index);
+  std::string name_;
+  std::vector<Column> cols_;
+  std::vector<Index> indexes_;
+  int ipk_ = -1;             // the INTEGER PRIMARY KEY column (the rowid), if any
+  bool without_rowid_ = false;
+  std::vector<int> record_order_;  // columns in record order (WITHOUT ROWID: primary key first)
+  uint32_t root_ = 0;
+  PageSpill& spill_;
+  RunSpill& runs_;
+  // Index keys held before they are sorted into a run: bounds the memory they take (the import's
+  // peak is while these tables are written).
+  static constexpr size_t kRunBytes = 256 << 10;
+  std::unique_ptr<TableWriter> table_;  // a rowid table; WITHOUT ROWID: indexes_[0] holds the rows
+  int64_t last_rowid_ = 0;
+  uint64_t rows_ = 0;
+  Record rec_;
+  std::vector<Value> stored_;
+  std::vector<std::string> text_;  // integers stored as text
+};
 
 }  // namespace tracesql::btree
 

@@ -731,7 +731,7 @@ void BindOptText(Stmt& s, int i, uint32_t id, const Interner& strings) {
 
 }  // namespace
 
-int64_t TraceBuilder::WriteFlows(Db& out, const ComputedIds& w, int64_t flow_base) {
+int64_t TraceBuilder::WriteFlows(ImportPages& out, const ComputedIds& w, int64_t flow_base) {
   RowWriter rows(out,
                  "flows (id, trace_id, cat, name, flow_id, src_event_id, dst_event_id, src_ts, dst_ts, src_thread_id,"
                  " dst_thread_id)",
@@ -759,15 +759,100 @@ int64_t TraceBuilder::WriteFlows(Db& out, const ComputedIds& w, int64_t flow_bas
   return id - flow_base;
 }
 
-EventPages::EventPages(Db& db, const std::string& dir, const std::string& db_label)
-    : spill(dir, static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), db_label) {
+ImportPages::ImportPages(Db& db, const std::string& dir, const std::string& db_label, const ComputedTables& computed)
+    : spill(dir, static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), db_label),
+      aux_spill(dir, spill.page_size(), db_label),
+      runs(dir, db_label),
+      aux_runs(dir, db_label) {
   std::string columns;
   Stmt s = db.Prepare("SELECT name FROM pragma_table_info('events') ORDER BY cid");
   while (s.Step()) columns += (columns.empty() ? "" : ", ") + s.ColumnText(0);
   if (columns != kColumns) Errorf("internal error: the events table's columns are not those its records are written for");
+  tables.push_back(std::make_unique<btree::PagedTable>(db, "memory_args", spill, runs));
+  tables.push_back(std::make_unique<btree::PagedTable>(db, "flows", aux_spill, aux_runs));
+  for (const char* t : computed.Tables()) tables.push_back(std::make_unique<btree::PagedTable>(db, t, aux_spill, aux_runs));
 }
 
-void EventPages::Place(Db& db, const std::string& path, const std::function<Db()>& reopen) {
+btree::PagedTable& ImportPages::Table(std::string_view name) {
+  for (auto& t : tables) {
+    if (t->name() == name) return *t;
+  }
+  Errorf("internal error: table {} is not written as pages", name);
+}
+
+void ImportPages::FlushAux() {
+  for (size_t k = 1; k < tables.size(); ++k) tables[k]->FlushRuns();
+}
+
+// The events' index keys, 128 bits each compared as (hi, lo): events_thread_ts (thread_id, ts, id)
+// with ts biased so that 0 is below every value, for NULL; events_trace_correlation
+// (correlation, id) within a trace. Appended as the rows are encoded, in 1 MB pieces to a scratch
+// file (their 16 bytes an event would otherwise add to the import's peak memory), sorted when the
+// pages are placed, trace by trace: thread and trace ids grow from trace to trace, so each
+// trace's sorted entries follow the last's.
+namespace {
+constexpr uint64_t kSignBit = uint64_t{1} << 63;  // flipped: signed order as unsigned
+}  // namespace
+
+void ImportPages::AddIndexKeys(int64_t thread_id, int64_t ts, int64_t id, const int64_t* correlation) {
+  if (thread_id < 0 || thread_id > UINT32_MAX || id < 0 || id > UINT32_MAX) {
+    Errorf("internal error: event id {} or thread id {} beyond 32 bits", id, thread_id);
+  }
+  uint64_t t = ts == kNullTs ? 0 : static_cast<uint64_t>(ts) ^ kSignBit;
+  thread_keys_.push_back({static_cast<uint64_t>(thread_id) << 32 | t >> 32, t << 32 | static_cast<uint64_t>(id)});
+  if (correlation) correlation_keys_.push_back({static_cast<uint64_t>(*correlation) ^ kSignBit, static_cast<uint64_t>(id)});
+  if (thread_keys_.size() == kKeysPerPiece) SpillKeys(thread_keys_, thread_pieces_);
+  if (correlation_keys_.size() == kKeysPerPiece) SpillKeys(correlation_keys_, correlation_pieces_);
+}
+
+void ImportPages::SpillKeys(std::vector<Key>& keys, std::vector<std::pair<uint64_t, uint64_t>>& pieces) {
+  if (keys.empty()) return;
+  std::string_view bytes(reinterpret_cast<const char*>(keys.data()), keys.size() * sizeof(Key));
+  pieces.emplace_back(runs.Add(bytes), bytes.size());
+  keys.clear();
+}
+
+void ImportPages::EndTrace(int64_t trace_id) {
+  SpillKeys(thread_keys_, thread_pieces_);
+  SpillKeys(correlation_keys_, correlation_pieces_);
+  traces_.push_back({trace_id, thread_pieces_.size(), correlation_pieces_.size()});
+}
+
+void ImportPages::WriteIndexEntries() {
+  btree::Record rec;
+  std::vector<Key> keys;
+  auto load = [&](const std::vector<std::pair<uint64_t, uint64_t>>& pieces, size_t from, size_t to) {
+    keys.clear();
+    for (size_t k = from; k < to; ++k) {
+      size_t had = keys.size();
+      keys.resize(had + pieces[k].second / sizeof(Key));
+      runs.Read(keys.data() + had, pieces[k].second, pieces[k].first);
+    }
+    std::sort(keys.begin(), keys.end());
+  };
+  size_t thread_from = 0, correlation_from = 0;
+  for (const TraceKeys& t : traces_) {
+    load(thread_pieces_, thread_from, t.thread_pieces);
+    for (const Key& k : keys) {
+      uint64_t ts = k.hi << 32 | k.lo >> 32;
+      rec.Clear();
+      rec.Int(static_cast<int64_t>(k.hi >> 32));
+      if (ts == 0) rec.Null(); else rec.Int(static_cast<int64_t>(ts ^ kSignBit));
+      thread_ts.Append(rec.Int(static_cast<int64_t>(k.lo & 0xffffffffu)).Encode());
+    }
+    load(correlation_pieces_, correlation_from, t.correlation_pieces);
+    for (const Key& k : keys) {
+      rec.Clear();
+      rec.Int(t.trace_id).Int(static_cast<int64_t>(k.hi ^ kSignBit));
+      trace_correlation.Append(rec.Int(static_cast<int64_t>(k.lo)).Encode());
+    }
+    thread_from = t.thread_pieces;
+    correlation_from = t.correlation_pieces;
+  }
+  traces_.clear();
+}
+
+void ImportPages::Place(Db& db, const std::string& path, const std::function<Db()>& reopen) {
   uint32_t root_events = 0, root_thread_ts = 0, root_correlation = 0;
   bool other = db.QueryInt("SELECT count(*) FROM events") != 0;
   {
@@ -784,60 +869,45 @@ void EventPages::Place(Db& db, const std::string& path, const std::function<Db()
   if (other || !root_events || !root_thread_ts || !root_correlation) {
     Errorf("internal error: the events table or its indexes are not those its pages are written for");
   }
+  for (auto& t : tables) {
+    // SQLite wrote none of their rows, nor indexes other than those read when the table was set up.
+    if (db.QueryInt(fmt::format("SELECT count(*) FROM \"{}\"", t->name())) != 0 ||
+        db.QueryInt(fmt::format("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = '{}'", t->name())) !=
+            static_cast<int64_t>(t->indexes())) {
+      Errorf("internal error: table {} changed in the database while written as pages", t->name());
+    }
+  }
+  // The aux tables' index runs are merged on a second thread (into their own spill) while this
+  // one sorts the events' index keys.
+  std::vector<std::pair<btree::TreeWriter*, uint32_t>> trees{
+      {&events, root_events}, {&thread_ts, root_thread_ts}, {&trace_correlation, root_correlation}};
+  std::vector<std::pair<btree::TreeWriter*, uint32_t>> aux_trees;
+  std::exception_ptr aux_error;
+  std::thread aux([&] {
+    try {
+      for (size_t k = 1; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
+    } catch (...) {
+      aux_error = std::current_exception();
+    }
+  });
+  try {
+    WriteIndexEntries();
+    tables[0]->Finish(trees);
+  } catch (...) {
+    aux.join();
+    throw;
+  }
+  aux.join();
+  if (aux_error) std::rethrow_exception(aux_error);
+  trees.insert(trees.end(), aux_trees.begin(), aux_trees.end());
   int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
   db.Exec("COMMIT");
   db.Close();
-  btree::PlaceTrees(path, spill, {{&events, root_events}, {&thread_ts, root_thread_ts}, {&trace_correlation, root_correlation}},
-                    max_pages);
+  btree::PlaceTrees(path, {&spill, &aux_spill}, trees, max_pages);
   db = reopen();
 }
 
-// This trace's entries of events_thread_ts (thread_id, ts, id) and events_trace_correlation
-// (trace_id, correlation, id), sorted as SQLite orders them (a NULL ts first), appended to their
-// pages. Thread and trace ids grow from trace to trace, so each trace's entries follow the last's.
-void TraceBuilder::WriteIndexEntries(EventPages& pages, int64_t trace_id, int64_t base, int64_t event_base,
-                                     int64_t thread_base, const std::vector<uint32_t>& new_id) const {
-  struct Key {  // 128 bits, compared as (hi, lo)
-    uint64_t hi, lo;
-    bool operator<(const Key& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
-  };
-  constexpr uint64_t kSign = uint64_t{1} << 63;  // flipped: signed order as unsigned
-  const size_t n = events_.size();
-  btree::Record rec;
-  {
-    // (thread, ts, id): ts biased so that 0 is below every value, for NULL.
-    std::vector<Key> keys(n);
-    for (size_t i = 0; i < n; ++i) {
-      const EventRec& e = events_[i];
-      uint64_t ts = e.ts == kNullTs ? 0 : static_cast<uint64_t>(e.ts + base) ^ kSign;
-      keys[i] = {uint64_t{e.thread} << 32 | ts >> 32, ts << 32 | new_id[i]};
-    }
-    std::sort(keys.begin(), keys.end());
-    for (const Key& k : keys) {
-      uint64_t ts = k.hi << 32 | k.lo >> 32;
-      rec.Clear();
-      rec.Int(thread_base + static_cast<int64_t>(k.hi >> 32) + 1);
-      if (ts == 0) rec.Null(); else rec.Int(static_cast<int64_t>(ts ^ kSign));
-      pages.thread_ts.Append(rec.Int(event_base + static_cast<int64_t>(k.lo & 0xffffffffu)).Encode());
-    }
-  }
-  std::vector<Key> keys;
-  constexpr uint32_t kBit = 1u << kCorrelation;
-  for (size_t i = 0; i < n; ++i) {
-    const EventRec& e = events_[i];
-    if (!(e.mask & kBit)) continue;
-    int64_t correlation = PromotedValue(e, kCorrelation);
-    keys.push_back({static_cast<uint64_t>(correlation) ^ kSign, new_id[i]});
-  }
-  std::sort(keys.begin(), keys.end());
-  for (const Key& k : keys) {
-    rec.Clear();
-    rec.Int(trace_id).Int(static_cast<int64_t>(k.hi ^ kSign));
-    pages.trace_correlation.Append(rec.Int(event_base + static_cast<int64_t>(k.lo)).Encode());
-  }
-}
-
-WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, const HeaderInfo& header,
+WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, const HeaderInfo& header,
                                 const std::string& root_shape, int64_t file_bytes, int64_t json_bytes,
                                 bool compressed, bool truncated, const ComputedTables& computed) {
   WriteCounts counts;
@@ -934,13 +1004,12 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
-  // The flows and the computed analysis tables are written on a second thread into a staging
-  // database of their own, while this thread inserts the events: SQLite's work on their rows runs
-  // beside the events insert instead of before it. The computed tables are made from the
-  // builder's arrays (they need only the launch and fwdbwd flows of the flow points, taken here).
-  // Both threads read the builder; the staging one writes only the flow points (freed once the
-  // flows are staged), stats_'s views_by_sql and gpu_op_names, which this one does not touch until
-  // the join. The staged rows are then copied in as they are (Stager::Finish).
+  // The flows and the computed analysis tables are made into pages on a second thread (their own
+  // spill files) while this one makes the events'. The computed tables are made from the builder's
+  // arrays (they need only the launch and fwdbwd flows of the flow points, taken here). Both
+  // threads read the builder; the second one writes only the flow points (freed once the flows
+  // are written), stats_'s views_by_sql and gpu_op_names, which this one does not touch until the
+  // join.
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
@@ -954,15 +1023,25 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
   ids.launch_flows = &launch_flows;
   ids.fwdbwd = &fwdbwd;
   ids.has_fwdbwd = has_fwdbwd;
-  std::vector<std::string> staged{"flows"};
-  for (const char* table : computed.Tables()) staged.emplace_back(table);
-  int64_t flow_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
-  Stager stager(db, computed.stage_path, staged, [&](Db& stage) {
-    counts.flows = WriteFlows(stage, ids, flow_base);
-    std::vector<FlowPoint>().swap(flow_points_);
-    std::vector<FlowRow>().swap(flow_rows_);
-    if (computed.any()) counts.sql_tables = WriteComputed(stage, ids);
+  int64_t flow_base = pages.Table("flows").last_rowid();
+  std::exception_ptr aux_error;
+  std::thread aux([&] {
+    try {
+      counts.flows = WriteFlows(pages, ids, flow_base);
+      std::vector<FlowPoint>().swap(flow_points_);
+      std::vector<FlowRow>().swap(flow_rows_);
+      if (computed.any()) counts.sql_tables = WriteComputed(pages, ids);
+      pages.FlushAux();
+    } catch (...) {
+      aux_error = std::current_exception();
+    }
   });
+  struct Joiner {
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{aux};
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
@@ -1001,7 +1080,7 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
       }
       return end_text;
     };
-    RowWriter mem(db, "memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)",
+    RowWriter mem(pages, "memory_args (event_id, bytes, addr, total_allocated, total_reserved, device_type, device_id)",
                   1 + kMemoryEnd - kMemoryFirst);
     std::string merged;
     std::vector<char> thread_is_cpu(threads_.size());  // threads.kind = 'cpu' (see the threads rows)
@@ -1036,7 +1115,7 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
     };
     // The rows are prepared on a second thread, in blocks (values resolved, args read back from the
     // spill files and rewritten, groups and stack times counted), while this one encodes them into
-    // the events pages (EventPages) and inserts the memory_args rows.
+    // the events pages and the memory_args rows into theirs (ImportPages).
     struct Row {
       int64_t v[27];       // column c + 1 (ids, times, promoted args, ...), unless NULL
       uint32_t nulls;      // bit c: column c + 1 is NULL
@@ -1154,7 +1233,7 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
         return v.is_text ? rec.Text(strings_.Get(v.text)) : rec.Int(v.i);
       };
       auto opt_text = [&](uint32_t id) -> btree::Record& { return id ? rec.Text(strings_.Get(id)) : rec.Null(); };
-      auto encode = [&](const Row& r, const Block& b) {  // the record of row r, in EventPages::kColumns order
+      auto encode = [&](const Row& r, const Block& b) {  // the record of row r, in ImportPages::kColumns order
         const ThreadRec& t = threads_[r.thread];
         auto col = [&](int c) -> btree::Record& {
           return r.nulls & (1u << (c - 1)) ? rec.Null() : rec.Int(r.v[c - 1]);
@@ -1172,6 +1251,8 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
         if (r.nulls & (1u << 25)) rec.Null(); else rec.Text(std::string_view(b.args).substr(r.args_off, r.args_len));
         col(27);
         pages.events.Append(r.v[0], rec.Encode());
+        pages.AddIndexKeys(r.v[2], r.nulls & (1u << 8) ? kNullTs : r.v[8], r.v[0],
+                           r.nulls & (1u << 14) ? nullptr : &r.v[14]);
         if (r.mem) {
           mem.Int(r.v[0]);
           for (int k = 0; k < kMemoryEnd - kMemoryFirst; ++k) {
@@ -1192,10 +1273,11 @@ WriteCounts TraceBuilder::Write(Db& db, EventPages& pages, int64_t trace_id, con
     }
     producer.join();
     if (producer_error) std::rethrow_exception(producer_error);
-    WriteIndexEntries(pages, trace_id, base, event_base, thread_base, new_id);
+    pages.EndTrace(trace_id);
     mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
-    stager.Finish(db);
+    aux.join();
+    if (aux_error) std::rethrow_exception(aux_error);
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
     groups.reserve(op_groups.size());

@@ -284,10 +284,15 @@ struct ComputedTables {
   std::vector<const char*> Tables() const;
 };
 
-// The events table and its two indexes, written as b-tree pages outside SQLite (btree_writer.h)
-// for every trace of an import, and placed into the database after the last (PlaceTrees): SQLite's
-// own row insertion and index builds were half of an import's single-threaded time.
-struct EventPages {
+// The tables whose rows make up most of an import, written as b-tree pages outside SQLite
+// (btree_writer.h) for every trace, and placed into the database after the last (Place): SQLite's
+// own row insertion and index builds were most of an import's single-threaded time. The events
+// table and its two indexes have a path of their own (records encoded straight from the builder's
+// rows; index keys sorted as packed integers); memory_args, flows and the computed tables go
+// through PagedTable (RowWriter on pages). Pages of the events and memory_args are made on the
+// importing thread, those of the flows and computed tables on the thread that computes them: each
+// has its spill files.
+struct ImportPages {
   // The events columns in table order, as the records are written (checked against the schema).
   static constexpr const char* kColumns =
       "id, trace_id, thread_id, pid, tid, ph, cat, name, ts, dur, depth, parent_id, stack_id, external_id, "
@@ -297,16 +302,44 @@ struct EventPages {
   static constexpr const char* kThreadTs = "CREATE INDEX events_thread_ts ON events(thread_id, ts)";
   static constexpr const char* kTraceCorrelation =
       "CREATE INDEX events_trace_correlation ON events(trace_id, correlation) WHERE correlation IS NOT NULL";
-  // dir: the database's directory (the pages' scratch file goes there); db_label: for errors.
-  EventPages(Db& db, const std::string& dir, const std::string& db_label);
-  // Once the indexes exist (empty) in db: commits and closes db, places the pages into its file at
-  // path and reopens it (with an open transaction) through reopen.
+  // dir: the database's directory (the scratch files go there); db_label: for errors. computed:
+  // the computed tables that are on (their pages are made beside the events').
+  ImportPages(Db& db, const std::string& dir, const std::string& db_label, const struct ComputedTables& computed);
+  // A paged table by name (an internal error if it is not one).
+  btree::PagedTable& Table(std::string_view name);
+  // The aux thread's tables: their index keys still in memory, as sorted runs.
+  void FlushAux();
+  // An event's keys in its two indexes (ts kNullTs: NULL; correlation nullptr: none), as its row
+  // is encoded; EndTrace() after each trace's last.
+  void AddIndexKeys(int64_t thread_id, int64_t ts, int64_t id, const int64_t* correlation);
+  void EndTrace(int64_t trace_id);
+  // Once the events indexes exist (empty) in db: commits and closes db, places the pages into its
+  // file at path and reopens it (with an open transaction) through reopen.
   void Place(Db& db, const std::string& path, const std::function<Db()>& reopen);
 
-  btree::PageSpill spill;
+  btree::PageSpill spill;      // the importing thread's: events, their indexes, memory_args
+  btree::PageSpill aux_spill;  // the computing thread's: flows, computed tables
+  btree::RunSpill runs, aux_runs;
   btree::TableWriter events{spill};
   btree::IndexWriter thread_ts{spill};          // events_thread_ts: (thread_id, ts, id)
   btree::IndexWriter trace_correlation{spill};  // events_trace_correlation: (trace_id, correlation, id)
+  std::vector<std::unique_ptr<btree::PagedTable>> tables;  // memory_args first, then the aux ones
+
+ private:
+  struct Key {  // compared as (hi, lo)
+    uint64_t hi, lo;
+    bool operator<(const Key& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
+  };
+  struct TraceKeys {
+    int64_t trace_id;
+    size_t thread_pieces, correlation_pieces;  // the pieces up to and including this trace's
+  };
+  static constexpr size_t kKeysPerPiece = (1 << 20) / sizeof(Key);
+  void SpillKeys(std::vector<Key>& keys, std::vector<std::pair<uint64_t, uint64_t>>& pieces);
+  void WriteIndexEntries();  // the keys sorted, trace by trace, into thread_ts and trace_correlation
+  std::vector<Key> thread_keys_, correlation_keys_;
+  std::vector<std::pair<uint64_t, uint64_t>> thread_pieces_, correlation_pieces_;  // (offset, bytes) in runs
+  std::vector<TraceKeys> traces_;
 };
 
 class TraceBuilder {
@@ -325,7 +358,7 @@ class TraceBuilder {
   void Finish();
   // Writes all rows of this trace: the events (and their index entries) into pages, the rest into
   // db. Ids continue from the bases in the database (events: from those in pages).
-  WriteCounts Write(Db& db, EventPages& pages, int64_t trace_id, const HeaderInfo& header,
+  WriteCounts Write(Db& db, ImportPages& pages, int64_t trace_id, const HeaderInfo& header,
                     const std::string& root_shape, int64_t file_bytes, int64_t json_bytes, bool compressed,
                     bool truncated, const ComputedTables& computed = {});
 
@@ -344,8 +377,6 @@ class TraceBuilder {
   int64_t NextSlice(uint32_t thread, int64_t t) const;
   bool Contains(uint32_t ev, int64_t t) const;
   int64_t PromotedValue(const EventRec& e, int which) const;
-  void WriteIndexEntries(EventPages& pages, int64_t trace_id, int64_t base, int64_t event_base, int64_t thread_base,
-                         const std::vector<uint32_t>& new_id) const;
   struct ComputedIds : ComputedTables {
     int64_t trace_id = 0, base = 0, event_base = 0, thread_base = 0;
     const std::vector<uint32_t>* new_id = nullptr;  // events_ index -> id - event_base
@@ -360,12 +391,12 @@ class TraceBuilder {
   // *any: whether the trace has fwdbwd flows at all.
   std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
   // Inserts this trace's flows into `out` with ids from flow_base + 1; returns how many.
-  int64_t WriteFlows(Db& out, const ComputedIds& ids, int64_t flow_base);
+  int64_t WriteFlows(ImportPages& out, const ComputedIds& ids, int64_t flow_base);
   // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
   // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
   // It runs on the staging thread (db is the staging database): it reads the builder's arrays and
   // strings only, and sets stats_'s views_by_sql.
-  std::vector<const char*> WriteComputed(Db& db, const ComputedIds& ids);
+  std::vector<const char*> WriteComputed(ImportPages& out, const ComputedIds& ids);
 
   std::string path_;
   Interner& strings_;

@@ -1244,7 +1244,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   TempDbGuard guard(tmp);
   SignalGuard signals(tmp);
   // Opens the temporary database: created here, and opened again once the events pages are placed
-  // into its file (EventPages::Place).
+  // into its file (ImportPages::Place).
   auto open_db = [&](bool create, int cache_kib) {
     Db d = Db::Open(tmp, create);
     // Lets Ctrl-C stop a long statement (an index over millions of rows) with SQLITE_INTERRUPT.
@@ -1275,7 +1275,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
-    EventPages event_pages(db, dir.string(), db_path);
+    ImportPages event_pages(db, dir.string(), db_path, computed);
     Interner strings;
     StackInterner stacks;
     InputShapes input_shapes;

@@ -1,8 +1,9 @@
-// RowWriter: bulk INSERTs through one statement of several rows (kRows), so that the table's cursor
-// stays open from row to row and each row is appended without a seek from the root (a statement
-// per row reopens the cursor and seeks: ~1000 instructions a row). The last rows go through a
-// one-row statement. Values are buffered until their statement runs: text must stay valid until
-// Finish() (the importer's interned strings and literals do).
+// RowWriter: rows of a table, either as bulk INSERTs into a database or as pages (ImportPages).
+// INSERTs go through one statement of several rows (kRows), so that the table's cursor stays open
+// from row to row and each row is appended without a seek from the root (a statement per row
+// reopens the cursor and seeks: ~1000 instructions a row). The last rows go through a one-row
+// statement. Values are buffered until their statement runs: text must stay valid until Finish()
+// (the importer's interned strings and literals do). On pages, each row is added as it ends.
 //
 // Stager: the rows of some tables written on another thread into a database file of their own,
 // then copied into the database being built by SQLite's transfer optimization: with identical
@@ -34,6 +35,7 @@ class RowWriter {
   static constexpr int kRows = 16;
   // target: "table (col, col, ...)".
   RowWriter(Db& db, std::string_view target, int columns);
+  RowWriter(ImportPages& pages, std::string_view target, int columns);
 
   RowWriter& Null() { return Put({Slot::kNull, 0, {}}); }
   RowWriter& Int(int64_t v) { return Put({Slot::kInt, v, {}}); }
@@ -45,11 +47,7 @@ class RowWriter {
   void Finish();
 
  private:
-  struct Slot {
-    enum Type : uint8_t { kNull, kInt, kText } type;
-    int64_t i;
-    std::string_view s;
-  };
+  using Slot = btree::Value;
   RowWriter& Put(const Slot& s) {
     buf_.push_back(s);
     return *this;
@@ -59,6 +57,9 @@ class RowWriter {
   int columns_;
   Stmt multi_, one_;
   std::vector<Slot> buf_;
+  btree::PagedTable* table_ = nullptr;  // on pages: the table, its columns' positions, a row
+  std::vector<int> positions_;
+  std::vector<Slot> row_;
 };
 
 // Writes some tables of db on a second thread, through a connection of its own, into a staging
