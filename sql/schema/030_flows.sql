@@ -15,8 +15,7 @@ CREATE TABLE flows (
   src_thread_id INTEGER,      -- threads.id of the start point
   dst_thread_id INTEGER       -- threads.id of the end point
 );
--- Indexes of the flows. Made with the table, but built after the bulk insert all the same: the
--- importer writes each trace's flows into a staging database, indexes them there and copies rows
--- and index entries in together (see docs/architecture.md).
+-- Indexes of the flows. Made with the table, empty: the importer writes the flows and their index
+-- entries as b-tree pages itself, keys sorted, once every trace is read (see docs/architecture.md).
 CREATE INDEX flows_src ON flows(src_event_id);
 CREATE INDEX flows_dst ON flows(dst_event_id);

@@ -108,8 +108,8 @@ ComputedViews CreateComputedTables(Db& db, bool materialize) {
       mem.Exec(v.text, v.path);
     }
   }
-  // Their indexes come with them, before any row: the importer stages the rows in a database of
-  // their own, builds the indexes there and copies both in (Stager), so no index is built here.
+  // Their indexes come with them, before any row: the importer writes rows and index entries as
+  // pages itself (ImportPages), so no index is built here.
   Stmt s = mem.Prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?");
   for (const auto& v : files) {
     if (!v.computed) continue;

@@ -232,30 +232,48 @@ void PageSpill::Flush() {
   buf_.clear();
 }
 
-void PageSpill::CopyTo(int fd, uint32_t base) {
+uint32_t Placement::Page(uint64_t number) const {
+  uint64_t v = base + number;
+  return static_cast<uint32_t>(lock != 0 && v >= lock ? v + 1 : v);
+}
+
+void PageSpill::CopyTo(int fd, const Placement& at) {
   Flush();
-  uint64_t size = uint64_t{pages_} * page_size_;
-  loff_t in = 0, out = static_cast<loff_t>(uint64_t{base} * page_size_);
-  // In the kernel where it can (no copy through user space); else through a buffer.
-  while (static_cast<uint64_t>(in) < size) {
-    ssize_t n = copy_file_range(fd_, &in, fd, &out, static_cast<size_t>(size - static_cast<uint64_t>(in)), 0);
-    if (n > 0) continue;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) Fail("copy");
-    std::vector<uint8_t> chunk(size_t{256} * page_size_);
-    while (static_cast<uint64_t>(in) < size) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - static_cast<uint64_t>(in)));
-      if (!ReadAt(fd_, chunk.data(), want, static_cast<uint64_t>(in))) Fail("read");
-      if (!WriteAt(fd, chunk.data(), want, static_cast<uint64_t>(out))) Fail("copy");
-      in += static_cast<loff_t>(want);
-      out += static_cast<loff_t>(want);
+  // Pages [first, last] of the spill to their places: in one piece, or two around the lock page.
+  auto copy = [&](uint32_t first, uint32_t last) {
+    if (first > last) return;
+    uint64_t size = (uint64_t{last} - first + 1) * page_size_;
+    loff_t in = static_cast<loff_t>((uint64_t{first} - 1) * page_size_);
+    loff_t out = static_cast<loff_t>((uint64_t{at.Page(first)} - 1) * page_size_);
+    const loff_t in_end = in + static_cast<loff_t>(size);
+    // In the kernel where it can (no copy through user space); else through a buffer.
+    while (in < in_end) {
+      ssize_t n = copy_file_range(fd_, &in, fd, &out, static_cast<size_t>(in_end - in), 0);
+      if (n > 0) continue;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) Fail("copy");
+      std::vector<uint8_t> chunk(size_t{256} * page_size_);
+      while (in < in_end) {
+        size_t want = static_cast<size_t>(std::min<loff_t>(static_cast<loff_t>(chunk.size()), in_end - in));
+        if (!ReadAt(fd_, chunk.data(), want, static_cast<uint64_t>(in))) Fail("read");
+        if (!WriteAt(fd, chunk.data(), want, static_cast<uint64_t>(out))) Fail("copy");
+        in += static_cast<loff_t>(want);
+        out += static_cast<loff_t>(want);
+      }
     }
+  };
+  if (at.lock != 0 && at.lock > at.base && uint64_t{at.lock} <= uint64_t{at.base} + pages_) {
+    uint32_t split = at.lock - at.base;  // the spill page that would have been the lock page
+    copy(1, split - 1);
+    copy(split, pages_);
+  } else {
+    copy(1, pages_);
   }
-  for (const auto& [page, at] : refs_) {
-    uint64_t where = (uint64_t{base} + page - 1) * page_size_ + at;
+  for (const auto& [page, offset] : refs_) {
+    uint64_t where = (uint64_t{at.Page(page)} - 1) * page_size_ + offset;
     uint8_t b[4];
     if (!ReadAt(fd, b, 4, where)) Fail("read");
-    Put32(b, Get32(b) + base);
+    Put32(b, at.Page(Get32(b)));
     if (!WriteAt(fd, b, 4, where)) Fail("copy");
   }
   close(fd_);
@@ -279,7 +297,7 @@ void TreeWriter::Close() {
   if (!leaves_.empty()) SpillLeaf();
 }
 
-void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32_t root, uint32_t& next) {
+void TreeWriter::WriteTop(int fd, const std::string& path, const Placement& at, uint32_t root, uint32_t& next) {
   const uint32_t page_size = spill_.page_size();
   auto write = [&](const PageImage& page, uint32_t no) {
     if (!WriteAt(fd, page.bytes.data(), page.bytes.size(), (uint64_t{no} - 1) * page_size)) {
@@ -289,7 +307,7 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
   if (leaves_.empty()) {
     // The whole tree is one leaf (or nothing: the empty root SQLite wrote stays).
     if (leaf_.cells == 0) return;
-    for (uint32_t at : leaf_refs_) Put32(leaf_.bytes.data() + at, Get32(leaf_.bytes.data() + at) + base);
+    for (uint32_t off : leaf_refs_) Put32(leaf_.bytes.data() + off, at.Page(Get32(leaf_.bytes.data() + off)));
     leaf_.Seal(leaf_flag_);
     write(leaf_, root);
     return;
@@ -298,7 +316,7 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
   // between its children as cells, its last child as the right child; the separators between
   // groups go up. A last group of one child (a page without cells) takes one from the group before.
   std::vector<uint32_t> child(leaves_.size());
-  for (size_t i = 0; i < leaves_.size(); ++i) child[i] = base + leaves_[i];
+  for (size_t i = 0; i < leaves_.size(); ++i) child[i] = at.Page(leaves_[i]);
   std::vector<Sep> sep = std::move(seps_);
   PageImage page(page_size);
   for (;;) {
@@ -327,10 +345,14 @@ void TreeWriter::WriteTop(int fd, const std::string& path, uint32_t base, uint32
         Put32(cell, child[k]);
         std::memcpy(cell + 4, b.data(), b.size());
         // A separator's overflow chain (index keys) is the one its entry got, in the spill.
-        if (sep[k].overflow) Put32(cell + 4 + b.size() - 4, Get32(cell + 4 + b.size() - 4) + base);
+        if (sep[k].overflow) Put32(cell + 4 + b.size() - 4, at.Page(Get32(cell + 4 + b.size() - 4)));
       }
       page.Seal(interior_flag_, child[e]);
-      uint32_t no = top ? root : next++;
+      uint32_t no = root;
+      if (!top) {
+        no = next++;
+        if (no == at.lock) no = next++;  // never the lock page
+      }
       write(page, no);
       up_child.push_back(no);
       if (e + 1 < m) up_sep.push_back(std::move(sep[e]));
@@ -425,7 +447,7 @@ void IndexWriter::Close() {
 }
 
 void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
-                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages) {
+                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages, uint64_t pending_byte) {
   for (const auto& [tree, root] : trees) tree->Close();
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) Errorf("{}: cannot open database: {}", path, std::strerror(errno));
@@ -446,22 +468,26 @@ void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
   for (const auto& [tree, root] : trees) {
     if (root < 2 || root > pages) Errorf("internal error: {}: root page {} out of range", path, root);
   }
-  // Each spill's pages after the database's and the spills' before it.
+  // Each spill's pages after the database's and the spills' before it, skipping the lock page:
+  // the page that holds byte `pending_byte` of the file (1 GB), which SQLite never uses (its
+  // locks live there on some systems; integrity_check counts it as used).
+  uint32_t lock = static_cast<uint32_t>(pending_byte / page_size + 1);
+  if (pages >= lock) lock = 0;  // among SQLite's pages, before all of these
   uint64_t next = uint64_t{pages} + 1;
-  std::vector<uint32_t> base(spills.size());
+  std::vector<Placement> at(spills.size());
   for (size_t k = 0; k < spills.size(); ++k) {
     if (spills[k]->page_size() != page_size) Errorf("internal error: {}: pages of another size", path);
-    base[k] = static_cast<uint32_t>(next - 1);
+    at[k] = {static_cast<uint32_t>(next - 1), lock};
     next += spills[k]->pages();
-    if (next > UINT32_MAX) Errorf("{}: database or disk is full", path);
+    if (next >= UINT32_MAX - 1) Errorf("{}: database or disk is full", path);
   }
-  if (static_cast<int64_t>(next - 1) > max_pages) Errorf("{}: database or disk is full", path);
-  for (size_t k = 0; k < spills.size(); ++k) spills[k]->CopyTo(fd, base[k]);
-  uint32_t next_page = static_cast<uint32_t>(next);
+  uint32_t next_page = Placement{0, lock}.Page(next);
+  if (static_cast<int64_t>(next_page - 1) > max_pages) Errorf("{}: database or disk is full", path);
+  for (size_t k = 0; k < spills.size(); ++k) spills[k]->CopyTo(fd, at[k]);
   for (const auto& [tree, root] : trees) {
     size_t k = std::find(spills.begin(), spills.end(), &tree->spill_) - spills.begin();
     if (k == spills.size()) Errorf("internal error: a b-tree's spill is not placed");
-    tree->WriteTop(fd, path, base[k], root, next_page);
+    tree->WriteTop(fd, path, at[k], root, next_page);
   }
   const uint32_t total = next_page - 1;
   if (static_cast<int64_t>(total) > max_pages) Errorf("{}: database or disk is full", path);

@@ -71,6 +71,13 @@ struct PageImage {
   uint32_t content;  // offset of the first byte of cell content
 };
 
+// Where spill pages go in the database: spill page n at page base + n, or one further from the
+// lock page on (lock: that page's number, 0 if none of these pages reach it).
+struct Placement {
+  uint32_t base = 0, lock = 0;
+  uint32_t Page(uint64_t number) const;
+};
+
 // The scratch file of pages (unlinked at once: nothing is left behind, whatever happens). Pages are
 // numbered from 1 in the order added; PlaceTrees() copies them to the database at a base page.
 class PageSpill {
@@ -89,9 +96,9 @@ class PageSpill {
   // Byte `at` of spill page `page` holds (big-endian) the number of a spill page: it is relocated
   // when the pages are placed.
   void NoteRef(uint32_t page, uint32_t at) { refs_.emplace_back(page, at); }
-  // Writes every page to fd as pages base + 1 ... and relocates the noted references; then closes
-  // the scratch file (its room is freed) and takes no more pages.
-  void CopyTo(int fd, uint32_t base);
+  // Writes every page to fd at its place and relocates the noted references; then closes the
+  // scratch file (its room is freed) and takes no more pages.
+  void CopyTo(int fd, const Placement& at);
 
  private:
   void Flush();
@@ -119,7 +126,7 @@ class TreeWriter {
   // Before the spill is copied: the last leaf spilled (unless it is the whole tree).
   virtual void Close();
   // After: the interior pages (numbered from next, which advances) and the root at root.
-  void WriteTop(int fd, const std::string& path, uint32_t base, uint32_t root, uint32_t& next);
+  void WriteTop(int fd, const std::string& path, const Placement& at, uint32_t root, uint32_t& next);
 
   PageSpill& spill_;
   PageImage leaf_;
@@ -141,7 +148,7 @@ class TreeWriter {
   uint64_t entries_ = 0;
   uint8_t leaf_flag_, interior_flag_;
   friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
-                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t);
+                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t);
 };
 
 // A rowid table, rows appended in strictly increasing rowid order.
@@ -173,9 +180,11 @@ class IndexWriter : public TreeWriter {
 // rootpage of its sqlite_schema row, an empty leaf that SQLite created) is overwritten. The header's
 // page count and change counter are updated so that SQLite reads the file afresh. More than
 // max_pages pages in all: "database or disk is full" (as SQLite's own limit says it). Every tree's
-// pages must be in one of the spills.
+// pages must be in one of the spills. No page goes where byte pending_byte of the file is (SQLite's
+// lock page; the byte is SQLite's PENDING_BYTE, 1 GB unless a test moved it).
 void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
-                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages);
+                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages,
+                uint64_t pending_byte = 0x40000000);
 
 // A value of a row.
 struct Value {

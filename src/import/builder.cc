@@ -45,7 +45,7 @@ uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int
   return id;
 }
 
-void StackInterner::Write(Db& db, const Interner& strings) const {
+void StackInterner::Write(ImportPages& pages, const Interner& strings) const {
   size_t n = nodes_.size();
   // cpu_self_ns: summed duration of the host slices on the path minus that of the paths directly
   // under it that have host slices, clipped at 0 (the flamegraph's self time over all traces).
@@ -73,23 +73,16 @@ void StackInterner::Write(Db& db, const Interner& strings) const {
     uint32_t parent = nd.parent ? merged[nd.parent - 1] : 0;
     merged[i] = first.emplace(std::make_pair(parent, code), static_cast<uint32_t>(i + 1)).first->second;
   }
-  Stmt s = db.Prepare(
-      "INSERT INTO stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns) VALUES (?,?,?,?,?,?,?)");
+  RowWriter rows(pages, "stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns)", 7);
   for (size_t i = 0; i < n; ++i) {
     const Node& nd = nodes_[i];
-    s.BindInt(1, static_cast<int64_t>(i) + 1);
-    if (nd.parent) s.BindInt(2, nd.parent); else s.BindNull(2);
-    s.BindInt(3, nd.depth);
-    if (nd.name) s.BindText(4, strings.Get(nd.name)); else s.BindNull(4);
-    if (nd.cat) s.BindText(5, strings.Get(nd.cat)); else s.BindNull(5);
-    s.BindInt(6, merged[i]);
-    if (cpu_slices_[i]) {
-      s.BindInt(7, std::max<int64_t>(cpu_total_[i] - child_total[i], 0));
-    } else {
-      s.BindNull(7);
-    }
-    s.Run();
+    rows.Int(static_cast<int64_t>(i) + 1).Opt(nd.parent ? nd.parent : kNullTs).Int(nd.depth);
+    if (nd.name) rows.Text(strings.Get(nd.name)); else rows.Null();
+    if (nd.cat) rows.Text(strings.Get(nd.cat)); else rows.Null();
+    rows.Int(merged[i]).Opt(cpu_slices_[i] ? std::max<int64_t>(cpu_total_[i] - child_total[i], 0) : kNullTs);
+    rows.EndRow();
   }
+  rows.Finish();
 }
 
 uint32_t ArgShapes::Intern(std::string_view sig) {
@@ -770,6 +763,7 @@ ImportPages::ImportPages(Db& db, const std::string& dir, const std::string& db_l
   if (columns != kColumns) Errorf("internal error: the events table's columns are not those its records are written for");
   tables.push_back(std::make_unique<btree::PagedTable>(db, "memory_args", spill, runs));
   tables.push_back(std::make_unique<btree::PagedTable>(db, "flows", aux_spill, aux_runs));
+  tables.push_back(std::make_unique<btree::PagedTable>(db, "stacks", aux_spill, aux_runs));
   for (const char* t : computed.Tables()) tables.push_back(std::make_unique<btree::PagedTable>(db, t, aux_spill, aux_runs));
 }
 
@@ -852,7 +846,8 @@ void ImportPages::WriteIndexEntries() {
   traces_.clear();
 }
 
-void ImportPages::Place(Db& db, const std::string& path, const std::function<Db()>& reopen) {
+void ImportPages::Place(Db& db, const std::string& path, const std::function<void()>& aux_first,
+                        const std::function<Db()>& reopen) {
   uint32_t root_events = 0, root_thread_ts = 0, root_correlation = 0;
   bool other = db.QueryInt("SELECT count(*) FROM events") != 0;
   {
@@ -877,14 +872,15 @@ void ImportPages::Place(Db& db, const std::string& path, const std::function<Db(
       Errorf("internal error: table {} changed in the database while written as pages", t->name());
     }
   }
-  // The aux tables' index runs are merged on a second thread (into their own spill) while this
-  // one sorts the events' index keys.
+  // On a second thread, aux_first (rows of aux tables known only now), then the aux tables' index
+  // runs are merged (into their own spill) while this one sorts the events' index keys.
   std::vector<std::pair<btree::TreeWriter*, uint32_t>> trees{
       {&events, root_events}, {&thread_ts, root_thread_ts}, {&trace_correlation, root_correlation}};
   std::vector<std::pair<btree::TreeWriter*, uint32_t>> aux_trees;
   std::exception_ptr aux_error;
   std::thread aux([&] {
     try {
+      aux_first();
       for (size_t k = 1; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
     } catch (...) {
       aux_error = std::current_exception();

@@ -201,6 +201,8 @@ struct HeaderInfo {
   std::vector<Device> devices;
 };
 
+struct ImportPages;
+
 class StackInterner {
  public:
   uint32_t Intern(uint32_t parent, uint32_t name, uint32_t cat, int depth);
@@ -215,7 +217,7 @@ class StackInterner {
     ++cpu_slices_[id - 1];
   }
   // Writes every stack (all traces of the import) with its step-merged id and CPU self time.
-  void Write(Db& db, const Interner& strings) const;
+  void Write(ImportPages& pages, const Interner& strings) const;
 
  private:
   struct KeyHash {
@@ -273,10 +275,6 @@ struct ComputedTables {
   bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false, autograd_pairs = false;
   bool gpu_segments = false, memory_devices = false;
   GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id) and gpu_segments
-  // Where the import stages tables beside the main thread (Stager: each trace's flows and these
-  // tables while its events go in, then the stacks): a database file beside the one being built,
-  // created and removed by each Stager.
-  std::string stage_path;
   bool any() const {
     return op_kernel_links || idle_gaps || stream_idle_gaps || autograd_pairs || gpu_segments || memory_devices;
   }
@@ -313,12 +311,14 @@ struct ImportPages {
   // is encoded; EndTrace() after each trace's last.
   void AddIndexKeys(int64_t thread_id, int64_t ts, int64_t id, const int64_t* correlation);
   void EndTrace(int64_t trace_id);
-  // Once the events indexes exist (empty) in db: commits and closes db, places the pages into its
-  // file at path and reopens it (with an open transaction) through reopen.
-  void Place(Db& db, const std::string& path, const std::function<Db()>& reopen);
+  // Once the indexes exist (empty) in db: runs aux_first on the computing thread (rows of its
+  // tables known only once every trace is read: the stacks), commits and closes db, places the
+  // pages into its file at path and reopens it (with an open transaction) through reopen.
+  void Place(Db& db, const std::string& path, const std::function<void()>& aux_first,
+             const std::function<Db()>& reopen);
 
   btree::PageSpill spill;      // the importing thread's: events, their indexes, memory_args
-  btree::PageSpill aux_spill;  // the computing thread's: flows, computed tables
+  btree::PageSpill aux_spill;  // the computing thread's: flows, computed tables, stacks
   btree::RunSpill runs, aux_runs;
   btree::TableWriter events{spill};
   btree::IndexWriter thread_ts{spill};          // events_thread_ts: (thread_id, ts, id)

@@ -49,12 +49,10 @@ double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_kicking{false};
 char g_temp_path[4096];
-char g_stage_path[4096];  // the staging database beside it (StagePath)
 
 extern "C" void OnSignal(int) {
   if (g_interrupted.exchange(true) && !g_kicking.load()) {
     if (g_temp_path[0]) unlink(g_temp_path);
-    if (g_stage_path[0]) unlink(g_stage_path);
     const char msg[] = "tracesql: interrupted again: stopped, no database written\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
@@ -1123,10 +1121,8 @@ class Progress {
   Clock::time_point last_;
 };
 
-// The staging database (Stager: flows, computed tables, stacks) beside the temporary one.
-std::string StagePath(const std::string& temp_path) { return temp_path + "-stage"; }
-
-// Removes the temporary database (its journal, its staging database) unless released.
+// Removes the temporary database (and its journal) unless released. The import's scratch files
+// (arg spills, pages) are unlinked as soon as they are created.
 class TempDbGuard {
  public:
   explicit TempDbGuard(std::string path) : path_(std::move(path)) {}
@@ -1137,7 +1133,6 @@ class TempDbGuard {
       fs::remove(path_ + "-journal", ec);
       fs::remove(path_ + "-wal", ec);
       fs::remove(path_ + "-shm", ec);
-      fs::remove(StagePath(path_), ec);
     }
   }
   void Release() { released_ = true; }
@@ -1155,8 +1150,6 @@ struct SignalGuard {
     g_interrupted.store(false);
     g_kicking.store(false);
     if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
-    std::string stage_path = StagePath(temp_path);
-    if (stage_path.size() < sizeof g_stage_path) std::memcpy(g_stage_path, stage_path.c_str(), stage_path.size() + 1);
     struct sigaction sa {};
     sa.sa_handler = OnSignal;
     sigemptyset(&sa.sa_mask);
@@ -1167,7 +1160,6 @@ struct SignalGuard {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     g_temp_path[0] = '\0';
-    g_stage_path[0] = '\0';
   }
 };
 
@@ -1271,7 +1263,6 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.autograd_pairs = computed_views.Has("autograd_pairs");
     computed.gpu_segments = computed_views.Has("gpu_segments");
     computed.memory_devices = computed_views.Has("memory_devices");
-    computed.stage_path = StagePath(tmp);
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
@@ -1377,25 +1368,20 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     }
     auto tx = Clock::now();
     {
-      // The stacks (once, for all traces: their columns sum over them) and the GPU op names are
-      // written on a second thread while the indexes are built here.
-      std::vector<std::string> tables{"stacks"};
-      if (computed.gpu_op_names) tables.emplace_back("gpu_op_names");
-      Stager stager(db, computed.stage_path, tables, [&](Db& stage) {
-        stacks.Write(stage, strings);
-        if (computed.gpu_op_names) gpu_op_names.Write(stage, strings);
-      });
-      // The builders are gone: a larger cache for the index sorts and the views costs no peak memory.
+      // The builders are gone: a larger cache for the index builds and the views costs no peak memory.
       db.Exec("PRAGMA cache_size = -65536");
-      // The events table is still empty for SQLite: its indexes are created empty, then filled
-      // with the table when the events pages are placed.
+      // The paged tables are still empty for SQLite: their indexes are created empty, then filled
+      // with them when the pages are placed. The stacks (once, for all traces: their columns sum
+      // over them) are made into pages then, on the second thread.
       CreateIndexes(db);
-      event_pages.Place(db, tmp, [&] {
-        Db d = open_db(/*create=*/false, 65536);
-        d.Exec("BEGIN");
-        return d;
-      });
-      stager.Finish(db);
+      event_pages.Place(
+          db, tmp, [&] { stacks.Write(event_pages, strings); },
+          [&] {
+            Db d = open_db(/*create=*/false, 65536);
+            d.Exec("BEGIN");
+            return d;
+          });
+      if (computed.gpu_op_names) gpu_op_names.Write(db, strings);
     }
     summary.stages.index = Since(tx);
     auto tv = Clock::now();

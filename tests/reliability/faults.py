@@ -24,7 +24,6 @@ from common import Checker, db_events, digest, leftovers, run, synthetic_trace  
 from truncation import expected  # noqa: E402
 
 REAL = 'tracelens_h100_bert_small_infer.json.gz'
-STAGED = 'hta_sampled_rank0.json.gz'  # stacks over several staging pages
 FULL = ('database or disk is full', 'cannot write', 'No space left')
 
 
@@ -87,19 +86,6 @@ class Faults:
         self.c.ok(rc == 0, 'max_page_count = the pages needed (%d) should succeed: %s' % (pages, err))
         if os.path.exists(out):
             os.remove(out)
-        # The staging database (the stacks and GPU op names, written on a second thread while the
-        # events are placed and the indexes built) runs out of room while the database itself does
-        # not: the error crosses threads and still names the database, and neither file is left.
-        # 1 page: its schema does not fit; 8 and more: its rows (hta_sampled_rank0's stage needs 22).
-        staged = os.path.join(os.path.dirname(self.real), STAGED)
-        if not os.path.exists(staged):
-            staged = self.real
-        for limit in (1, 8, 16, 20):
-            env = dict(os.environ, TRACESQL_TEST_STAGE_MAX_PAGES=str(limit))
-            what = 'staging max_page_count %d' % limit
-            rc, _, err = run([self.tq, 'import', '-q', staged, '-o', out], env=env)
-            self.expect_failure(what, rc, err, ['full.db: cannot write database: database or disk is full'])
-            self.c.count('full-disk faults (staging page limit)', 1)
 
     def full_disk_tmpfs(self):
         mnt = os.path.join(self.work, 'mnt')
