@@ -98,7 +98,7 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const ComputedIds& w) {
+std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
@@ -130,7 +130,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
     if (!exact) {
       to_sql.push_back("memory_devices");
     } else {
-      RowWriter out(db, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
+      RowWriter out(pages, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
       for (const auto& [key, d] : devices) {
         out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
         out.EndRow();
@@ -226,7 +226,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
       }
       return sum;
     };
-    RowWriter out(db,
+    RowWriter out(pages,
                   "autograd_pairs (trace_id, fwd_event_id, fwd_name, bwd_event_id, bwd_name, seq_num, fwd_dur,"
                   " bwd_dur, fwd_gpu_time, bwd_gpu_time, link)",
                   11);
@@ -284,7 +284,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
         if (c.delta > 0) queue[c.op] = q;
       }
     }
-    RowWriter out(db,
+    RowWriter out(pages,
                   "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
                   " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
                   " launch_delay, name_id, queue)",
@@ -341,7 +341,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
       int32_t delta;
       bool operator<(const Edge& o) const { return t < o.t; }
     };
-    RowWriter out(db, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
+    RowWriter out(pages, "gpu_segments (trace_id, ts, seq, device, dur, name_ids)", 6);
     std::unordered_set<std::string> name_sets;
     std::string names;
     std::vector<Edge> edges;
@@ -390,7 +390,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
       if (a->ts != b->ts) return a->ts < b->ts;
       return id(a->ev) < id(b->ev);
     });
-    RowWriter out(db,
+    RowWriter out(pages,
                   "stream_idle_gaps (trace_id, device, stream, ts, dur, end_ts, prev_event_id, next_event_id,"
                   " next_launch_ts, category)",
                   10);
@@ -466,7 +466,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& db, const Comp
     }
     return kNull;
   };
-  RowWriter out(db,
+  RowWriter out(pages,
                 "idle_gaps (trace_id, device, ts, dur, end_ts, prev_event_id, next_event_id, next_launch_event_id,"
                 " next_launch_ts, cause, host_event_id)",
                 11);

@@ -106,43 +106,11 @@ int PutVarint(uint8_t* p, uint64_t v) {
   return n;
 }
 
-Record& Record::Add(uint64_t type, int64_t i, std::string_view s) {
-  if (n_ == kMaxColumns) Errorf("internal error: a record of more than {} columns", kMaxColumns);
-  type_[n_] = type;
-  int_[n_] = i;
-  text_[n_] = s;
-  ++n_;
-  return *this;
-}
-
-Record& Record::Int(int64_t v) {
-  // As sqlite3VdbeSerialType (file format 4).
-  uint64_t u = v < 0 ? ~static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  uint64_t type;
-  if (u <= 127) {
-    type = (v & 1) == v ? 8 + static_cast<uint64_t>(v) : 1;
-  } else if (u <= 32767) {
-    type = 2;
-  } else if (u <= 8388607) {
-    type = 3;
-  } else if (u <= 2147483647) {
-    type = 4;
-  } else if (u <= 0x7fffffffffffULL) {
-    type = 5;
-  } else {
-    type = 6;
-  }
-  return Add(type, v, {});
-}
+void Record::TooMany() { Errorf("internal error: a record of more than {} columns", kMaxColumns); }
 
 std::string_view Record::Encode() {
-  static constexpr uint8_t kIntBytes[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
-  uint64_t header = 0, body = 0;
-  for (int c = 0; c < n_; ++c) {
-    header += static_cast<uint64_t>(VarintLen(type_[c]));
-    body += type_[c] >= 12 ? (type_[c] - 12) / 2 : kIntBytes[type_[c]];
-  }
   // As OP_MakeRecord: the header's size counts its own varint.
+  uint64_t header = header_;
   if (header <= 126) {
     header += 1;
   } else {
@@ -150,26 +118,28 @@ std::string_view Record::Encode() {
     header += static_cast<uint64_t>(n);
     if (n < VarintLen(header)) ++header;
   }
-  out_.resize(header + body);
-  uint8_t* p = reinterpret_cast<uint8_t*>(out_.data());
+  const uint64_t size = header + body_;
+  if (size > capacity_) {
+    capacity_ = std::max<size_t>(static_cast<size_t>(size), capacity_ * 2);
+    out_.reset(new uint8_t[capacity_]);
+  }
+  uint8_t* p = out_.get();
   uint8_t* h = p + PutVarint(p, header);
   uint8_t* b = p + header;
   for (int c = 0; c < n_; ++c) {
     uint64_t t = type_[c];
-    h += PutVarint(h, t);
+    if (t < 0x80) *h++ = static_cast<uint8_t>(t); else h += PutVarint(h, t);
     if (t >= 12) {
       std::memcpy(b, text_[c].data(), text_[c].size());
       b += text_[c].size();
-    } else if (uint8_t len = kIntBytes[t]; len) {
-      uint64_t v = static_cast<uint64_t>(int_[c]);
-      for (int k = len - 1; k >= 0; --k) {
-        b[k] = static_cast<uint8_t>(v);
-        v >>= 8;
-      }
-      b += len;
+    } else if (t >= 1 && t <= 6) {
+      static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
+      uint64_t be = __builtin_bswap64(static_cast<uint64_t>(int_[c]));
+      std::memcpy(b, reinterpret_cast<const uint8_t*>(&be) + 8 - kBytes[t], kBytes[t]);
+      b += kBytes[t];
     }
   }
-  return out_;
+  return {reinterpret_cast<const char*>(p), static_cast<size_t>(size)};
 }
 
 void PageImage::Reset(uint32_t header_size) {

@@ -40,20 +40,45 @@ int VarintLen(uint64_t v);
 class Record {
  public:
   static constexpr int kMaxColumns = 32;
-  void Clear() { n_ = 0; }
-  Record& Null() { return Add(0, 0, {}); }
-  Record& Int(int64_t v);
-  Record& Text(std::string_view s) { return Add(13 + 2 * static_cast<uint64_t>(s.size()), 0, s); }
+  void Clear() {
+    n_ = 0;
+    header_ = 0;
+    body_ = 0;
+  }
+  Record& Null() { return Add(0, 0, 0, {}); }
+  Record& Int(int64_t v) {
+    // As sqlite3VdbeSerialType (file format 4).
+    uint64_t u = v < 0 ? ~static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    if (u <= 127) return (v & 1) == v ? Add(8 + static_cast<uint64_t>(v), 0, 0, {}) : Add(1, 1, v, {});
+    if (u <= 32767) return Add(2, 2, v, {});
+    if (u <= 8388607) return Add(3, 3, v, {});
+    if (u <= 2147483647) return Add(4, 4, v, {});
+    if (u <= 0x7fffffffffffULL) return Add(5, 6, v, {});
+    return Add(6, 8, v, {});
+  }
+  Record& Text(std::string_view s) { return Add(13 + 2 * static_cast<uint64_t>(s.size()), s.size(), 0, s); }
   // The record's bytes, valid until the next Encode().
   std::string_view Encode();
 
  private:
-  Record& Add(uint64_t type, int64_t i, std::string_view s);
+  Record& Add(uint64_t type, uint64_t bytes, int64_t i, std::string_view s) {
+    if (n_ == kMaxColumns) TooMany();
+    type_[n_] = type;
+    int_[n_] = i;
+    text_[n_] = s;
+    ++n_;
+    header_ += type < 0x80 ? 1 : static_cast<uint64_t>(VarintLen(type));
+    body_ += bytes;
+    return *this;
+  }
+  [[noreturn]] static void TooMany();
   int n_ = 0;
+  uint64_t header_ = 0, body_ = 0;  // the serial types' bytes; the values'
   uint64_t type_[kMaxColumns];
   int64_t int_[kMaxColumns];
   std::string_view text_[kMaxColumns];
-  std::string out_;
+  std::unique_ptr<uint8_t[]> out_;  // not zero-filled as it grows
+  size_t capacity_ = 0;
 };
 
 // A page being filled: cell pointers after the header, cell contents from the end down.

@@ -390,12 +390,12 @@ class TraceBuilder {
   // (source, destination) event indices of the fwdbwd flows bound at both ends, in flows.id order;
   // *any: whether the trace has fwdbwd flows at all.
   std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(bool* any) const;
-  // Inserts this trace's flows into `out` with ids from flow_base + 1; returns how many.
+  // Writes this trace's flows into `out`'s pages with ids from flow_base + 1; returns how many.
   int64_t WriteFlows(ImportPages& out, const ComputedIds& ids, int64_t flow_base);
-  // Inserts this trace's rows of the computed tables (analysis.cc); returns the tables whose rows of
-  // this trace it leaves to their SQL (and counts views_by_sql when times are too large for it).
-  // It runs on the staging thread (db is the staging database): it reads the builder's arrays and
-  // strings only, and sets stats_'s views_by_sql.
+  // Writes this trace's rows of the computed tables (analysis.cc) into `out`'s pages; returns the
+  // tables whose rows of this trace it leaves to their SQL (and counts views_by_sql when times are
+  // too large for it). It runs on the computing thread: it reads the builder's arrays and strings
+  // only, and sets stats_'s views_by_sql.
   std::vector<const char*> WriteComputed(ImportPages& out, const ComputedIds& ids);
 
   std::string path_;

@@ -1,7 +1,5 @@
 #include "import/row_writer.h"
 
-#include <algorithm>
-
 #include "tracesql/error.h"
 
 namespace tracesql {
@@ -17,15 +15,14 @@ RowWriter::RowWriter(ImportPages& pages, std::string_view target, int columns) :
   positions_ = table_->Positions(target.substr(open + 1, close - open - 1));
   if (positions_.size() != static_cast<size_t>(columns)) Errorf("internal error: RowWriter target {}", target);
   row_.resize(static_cast<size_t>(table_->columns()));
-  buf_.reserve(static_cast<size_t>(columns));
 }
 
+void RowWriter::TooMany() const { Errorf("internal error: RowWriter: a row of {} has too many values", table_->name()); }
+
 void RowWriter::EndRow() {
-  if (buf_.size() != static_cast<size_t>(columns_)) Errorf("internal error: RowWriter: a row has the wrong number of values");
-  std::fill(row_.begin(), row_.end(), Slot{});
-  for (size_t k = 0; k < buf_.size(); ++k) row_[static_cast<size_t>(positions_[k])] = buf_[k];
+  if (given_ != columns_) Errorf("internal error: RowWriter: a row of {} has too few values", table_->name());
   table_->Add(row_.data());
-  buf_.clear();
+  given_ = 0;
 }
 
 }  // namespace tracesql

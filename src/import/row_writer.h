@@ -32,15 +32,17 @@ class RowWriter {
  private:
   using Slot = btree::Value;
   RowWriter& Put(const Slot& s) {
-    buf_.push_back(s);
+    if (given_ == columns_) TooMany();
+    row_[static_cast<size_t>(positions_[static_cast<size_t>(given_++)])] = s;
     return *this;
   }
+  [[noreturn]] void TooMany() const;
 
   int columns_;
+  int given_ = 0;  // values given of the row
   btree::PagedTable* table_;
   std::vector<int> positions_;  // table position of each named column
-  std::vector<Slot> buf_;       // the row being given
-  std::vector<Slot> row_;       // the row in table order
+  std::vector<Slot> row_;       // the row in table order (columns not named stay NULL)
 };
 
 }  // namespace tracesql
