@@ -202,6 +202,10 @@ TEST_CASE("btree: no page goes where SQLite's lock byte is", "[btree]") {
   TempDir dir("tq_btree_lock");
   constexpr int kPending = 0x10000;
   int old = sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, kPending);
+  if (old != 0x40000000) {  // a library built without test controls (SQLITE_UNTESTABLE)
+    WARN("sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE) unavailable: lock page not tested");
+    return;
+  }
   struct Restore {
     int old;
     ~Restore() { sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, old); }
@@ -312,14 +316,14 @@ TEST_CASE("btree: PagedTable stores rows and index entries as INSERT does", "[bt
     Stmt q = db.Prepare("INSERT INTO q (y) VALUES (?)");
     for (int i = 0; i < 500; ++i) {
       // An integer into a TEXT column is stored as its text; text with NUL bytes sorts by them.
-      if (i % 3) q.BindInt(1, i * 37 % 101); else q.BindText(1, std::string(i % 2 ? "6\0a" : "6\0", i % 2 ? 3 : 2));
+      if (i % 3) q.BindInt(1, i * 37 % 101); else q.BindTextCopy(1, std::string(i % 2 ? "6\0a" : "6\0", i % 2 ? 3 : 2));
       q.Run();
     }
     Stmt w = db.Prepare("INSERT INTO w VALUES (?,?,?)");
     for (const auto& [a, b] : wkeys) {
       w.BindInt(1, a);
       w.BindInt(2, b);
-      w.BindText(3, std::string(static_cast<size_t>(a % 7 + 7), 'c'));
+      w.BindTextCopy(3, std::string(static_cast<size_t>(a % 7 + 7), 'c'));
       w.Run();
     }
     db.Exec("COMMIT");
