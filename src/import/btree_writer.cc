@@ -77,6 +77,18 @@ uint32_t LocalSize(uint64_t p, uint32_t u, uint32_t max_local) {
 
 }  // namespace
 
+// A scratch file in dir that no name refers to: it is gone, whatever happens, once closed.
+int OpenScratch(const std::string& dir, const char* what, const std::string& label) {
+  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
+    std::string tmpl = dir + "/.tracesql-" + what + "-XXXXXX";
+    fd = mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd < 0) Errorf("{}: cannot create temporary data: {}", label, std::strerror(errno));
+    unlink(tmpl.c_str());
+  }
+  return fd;
+}
+
 int VarintLen(uint64_t v) {
   if (v & (uint64_t{0xff000000} << 32)) return 9;
   int n = 1;
@@ -169,13 +181,7 @@ void PageImage::Seal(uint8_t flag, uint32_t right_child) {
 
 PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string label)
     : page_size_(page_size), label_(std::move(label)) {
-  fd_ = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
-    std::string tmpl = dir + "/.tracesql-pages-XXXXXX";
-    fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ < 0) Fail("create");
-    unlink(tmpl.c_str());
-  }
+  fd_ = OpenScratch(dir, "pages", label_);
   buf_.reserve(size_t{64} * page_size_);
 }
 
@@ -596,13 +602,7 @@ class RunReader {
 }  // namespace
 
 RunSpill::RunSpill(const std::string& dir, std::string label) : label_(std::move(label)) {
-  fd_ = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    std::string tmpl = dir + "/.tracesql-runs-XXXXXX";
-    fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
-    if (fd_ < 0) Errorf("{}: cannot create temporary data: {}", label_, std::strerror(errno));
-    unlink(tmpl.c_str());
-  }
+  fd_ = OpenScratch(dir, "runs", label_);
 }
 
 RunSpill::~RunSpill() {

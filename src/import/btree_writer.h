@@ -31,6 +31,10 @@ class Db;
 
 namespace tracesql::btree {
 
+// Opens a scratch file in dir that no name refers to (O_TMPFILE, else a name unlinked at once): it
+// is gone, whatever happens, once closed. Errors name label; what goes into the fallback's name.
+int OpenScratch(const std::string& dir, const char* what, const std::string& label);
+
 // SQLite's variable-length integer: writes v at p (at most 9 bytes), returns the bytes written.
 int PutVarint(uint8_t* p, uint64_t v);
 int VarintLen(uint64_t v);

@@ -132,6 +132,34 @@ void AppendJsonString(std::string& out, std::string_view s) {
 
 namespace {
 
+// Runs work on a thread of its own beside the caller's; Join() waits for it and rethrows its
+// error. Joined on destruction too, so that an error on the caller's thread unwinds after it.
+class Beside {
+ public:
+  explicit Beside(std::function<void()> work)
+      : thread_([this, work = std::move(work)] {
+          try {
+            work();
+          } catch (...) {
+            error_ = std::current_exception();
+          }
+        }) {}
+  ~Beside() {
+    if (thread_.joinable()) thread_.join();
+  }
+  Beside(const Beside&) = delete;
+  Beside& operator=(const Beside&) = delete;
+  void Join() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once error_ exists
+};
+
+
 // Category classes for deciding a track's kind.
 constexpr uint8_t kClassCpu = 1, kClassGpu = 2, kClassOther = 3;
 
@@ -192,13 +220,8 @@ TraceBuilder::~TraceBuilder() {
 
 FILE* TraceBuilder::SpillFile(int file) {
   if (spill_[file]) return spill_[file];
-  // An unlinked temporary file next to the database: never visible, gone when closed.
-  std::string tmpl = spill_dir_ + "/.tracesql-spill-XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) Errorf("{}: cannot create a temporary file: {}", spill_dir_, std::strerror(errno));
-  unlink(name.data());
+  // A temporary file next to the database: never visible, gone when closed.
+  int fd = btree::OpenScratch(spill_dir_, "spill", spill_dir_);
   FILE* f = fdopen(fd, "w+b");
   if (!f) {
     close(fd);
@@ -877,24 +900,13 @@ void ImportPages::Place(Db& db, const std::string& path, const std::function<voi
   std::vector<std::pair<btree::TreeWriter*, uint32_t>> trees{
       {&events, root_events}, {&thread_ts, root_thread_ts}, {&trace_correlation, root_correlation}};
   std::vector<std::pair<btree::TreeWriter*, uint32_t>> aux_trees;
-  std::exception_ptr aux_error;
-  std::thread aux([&] {
-    try {
-      aux_first();
-      for (size_t k = 1; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
-    } catch (...) {
-      aux_error = std::current_exception();
-    }
+  Beside aux([&] {
+    aux_first();
+    for (size_t k = 1; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
   });
-  try {
-    WriteIndexEntries();
-    tables[0]->Finish(trees);
-  } catch (...) {
-    aux.join();
-    throw;
-  }
-  aux.join();
-  if (aux_error) std::rethrow_exception(aux_error);
+  WriteIndexEntries();
+  tables[0]->Finish(trees);
+  aux.Join();
   trees.insert(trees.end(), aux_trees.begin(), aux_trees.end());
   int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
   db.Exec("COMMIT");
@@ -1020,24 +1032,13 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
   ids.fwdbwd = &fwdbwd;
   ids.has_fwdbwd = has_fwdbwd;
   int64_t flow_base = pages.Table("flows").last_rowid();
-  std::exception_ptr aux_error;
-  std::thread aux([&] {
-    try {
-      counts.flows = WriteFlows(pages, ids, flow_base);
-      std::vector<FlowPoint>().swap(flow_points_);
-      std::vector<FlowRow>().swap(flow_rows_);
-      if (computed.any()) counts.sql_tables = WriteComputed(pages, ids);
-      pages.FlushAux();
-    } catch (...) {
-      aux_error = std::current_exception();
-    }
+  Beside aux([&] {
+    counts.flows = WriteFlows(pages, ids, flow_base);
+    std::vector<FlowPoint>().swap(flow_points_);
+    std::vector<FlowRow>().swap(flow_rows_);
+    if (computed.any()) counts.sql_tables = WriteComputed(pages, ids);
+    pages.FlushAux();
   });
-  struct Joiner {
-    std::thread& t;
-    ~Joiner() {
-      if (t.joinable()) t.join();
-    }
-  } joiner{aux};
   {
     for (FILE* f : spill_) {
       if (f && std::fflush(f) != 0) Errorf("{}: cannot write temporary data: {}", path_, std::strerror(errno));
@@ -1272,8 +1273,7 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
     pages.EndTrace(trace_id);
     mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
-    aux.join();
-    if (aux_error) std::rethrow_exception(aux_error);
+    aux.Join();
     // The groups, in the order of their first op.
     std::vector<std::pair<const std::array<uint32_t, 4>*, const OpGroup*>> groups;
     groups.reserve(op_groups.size());
