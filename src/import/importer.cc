@@ -1235,7 +1235,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   fs::remove(tmp, ec);
   TempDbGuard guard(tmp);
   SignalGuard signals(tmp);
-  // Opens the temporary database: created here, and opened again once the events pages are placed
+  // Opens the temporary database: created here, and opened again once the pages are placed
   // into its file (ImportPages::Place).
   auto open_db = [&](bool create, int cache_kib) {
     Db d = Db::Open(tmp, create);
@@ -1266,7 +1266,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
-    ImportPages event_pages(db, dir.string(), db_path, computed);
+    ImportPages pages(db, dir.string(), db_path, computed);
     Interner strings;
     StackInterner stacks;
     InputShapes input_shapes;
@@ -1355,7 +1355,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       summary.stages.build += Since(tb);
       CheckInterrupted();
       auto ti = Clock::now();
-      WriteCounts c = builder.Write(db, event_pages, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
+      WriteCounts c = builder.Write(db, pages, trace_id, header, split.root_shape, in.file_size(), split.json_bytes,
                                     in.compressed(), split.truncated, computed);
       for (const char* table : c.sql_tables) computed_views.sql_traces[table].push_back(trace_id);
       summary.stages.insert += Since(ti);
@@ -1374,8 +1374,8 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       // with them when the pages are placed. The stacks (once, for all traces: their columns sum
       // over them) are made into pages then, on the second thread.
       CreateIndexes(db);
-      event_pages.Place(
-          db, tmp, [&] { stacks.Write(event_pages, strings); },
+      pages.Place(
+          db, tmp, [&] { stacks.Write(pages, strings); },
           [&] {
             Db d = open_db(/*create=*/false, 65536);
             d.Exec("BEGIN");
