@@ -135,7 +135,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
         out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
         out.EndRow();
       }
-      out.Finish();
     }
   }
 
@@ -241,7 +240,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       out.Int(gpu_time(fw)).Int(gpu_time(bw)).Text("flow");
       out.EndRow();
     }
-    out.Finish();
   }
 
   // Per-partition orders: NULL device / stream first (SQL's ORDER BY), then by start and id (as
@@ -308,7 +306,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       out.Int(o.name_id).Opt(queue[k]);
       out.EndRow();
     }
-    out.Finish();
   }
 
   // The ops with a start and a duration >= 0, by (device, ts, id): both device sweeps below
@@ -377,7 +374,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
         }
       }
     }
-    out.Finish();
   }
   if (w.stream_idle_gaps) {
     std::vector<const Op*> k;
@@ -405,7 +401,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       out.Text(Gt(launch_ts, prev_end) ? "host_wait" : o.ts - prev_end < 30000 ? "kernel_wait" : "other");
       out.EndRow();
     }
-    out.Finish();
   }
   if (!w.idle_gaps) return to_sql;
 
@@ -542,7 +537,6 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
 
   for (const Gap& g : edge1) put(g);
   for (const Gap& g : edge2) put(g);
-  out.Finish();
   return to_sql;
 }
 

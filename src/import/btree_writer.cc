@@ -552,8 +552,13 @@ std::string_view KeyToRecord(std::string_view key, Record& rec, std::string& scr
 }
 
 // SQLite's affinity of a declared column type (https://www.sqlite.org/datatype3.html#affname).
-char AffinityOf(std::string type) {
-  for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// type: upper case.
+char AffinityOf(const std::string& type) {
   if (type.find("INT") != std::string::npos) return 'i';
   if (type.find("CHAR") != std::string::npos || type.find("CLOB") != std::string::npos ||
       type.find("TEXT") != std::string::npos) return 't';
@@ -639,45 +644,34 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
     Stmt s = db.Prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?) ORDER BY cid");
     s.BindText(1, name_);
     while (s.Step()) {
-      cols_.push_back({s.ColumnText(0), AffinityOf(s.ColumnText(1)), s.ColumnInt(2) != 0});
-      if (s.ColumnInt(3) > 0) {
-        pk.resize(std::max<size_t>(pk.size(), static_cast<size_t>(s.ColumnInt(3))));
-        pk[static_cast<size_t>(s.ColumnInt(3) - 1)] = static_cast<int>(cols_.size() - 1);
+      std::string type = Upper(s.ColumnText(1));
+      cols_.push_back({s.ColumnText(0), AffinityOf(type), s.ColumnInt(2) != 0});
+      if (int64_t k = s.ColumnInt(3); k > 0) {
+        pk.resize(std::max<size_t>(pk.size(), static_cast<size_t>(k)));
+        pk[static_cast<size_t>(k - 1)] = columns() - 1;
+        if (k == 1) ipk_ = type == "INTEGER" ? columns() - 1 : -2;
       }
-      std::string type = s.ColumnText(1);
-      for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (s.ColumnInt(3) == 1) ipk_ = type == "INTEGER" ? static_cast<int>(cols_.size() - 1) : -2;
     }
   }
   if (cols_.empty()) fail("no such table");
   {
     // WITHOUT ROWID: said after the column list's closing parenthesis (read from the DDL rather than
     // pragma table_list, which SQLite has only since 3.37).
-    Stmt s = db.Prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?");
+    Stmt s = db.Prepare("SELECT sql, rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?");
     s.BindText(1, name_);
     if (!s.Step()) fail("no CREATE TABLE");
     std::string sql = s.ColumnText(0), words;
-    for (char c : sql.substr(sql.rfind(')') + 1)) {
-      if (std::isalpha(static_cast<unsigned char>(c))) words += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (char c : Upper(sql.substr(sql.rfind(')') + 1))) {
+      if (std::isalpha(static_cast<unsigned char>(c))) words += c;
       else if (!words.empty() && words.back() != ' ') words += ' ';
     }
     without_rowid_ = words.find("WITHOUT ROWID") != std::string::npos;
+    root_ = static_cast<uint32_t>(s.ColumnInt(1));
   }
   if (without_rowid_) {
     ipk_ = -1;
-    record_order_ = pk;
-    for (int c = 0; c < columns(); ++c) {
-      if (std::find(pk.begin(), pk.end(), c) == pk.end()) record_order_.push_back(c);
-    }
-  } else {
-    if (pk.size() > 1 || ipk_ == -2) fail("a primary key that is not the rowid");
-    for (int c = 0; c < columns(); ++c) record_order_.push_back(c);
-  }
-  {
-    Stmt s = db.Prepare("SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?");
-    s.BindText(1, name_);
-    if (!s.Step()) fail("no root page");
-    root_ = static_cast<uint32_t>(s.ColumnInt(0));
+  } else if (pk.size() > 1 || ipk_ == -2) {
+    fail("a primary key that is not the rowid");
   }
   Stmt s = db.Prepare("SELECT name, sql, rootpage FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? ORDER BY rowid");
   s.BindText(1, name_);
@@ -705,11 +699,7 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
         std::string_view term = rest.substr(0, and_at);
         rest = and_at == std::string_view::npos ? std::string_view() : rest.substr(and_at + 5);
         size_t sp = term.find(' ');
-        std::string col(term.substr(0, sp));
-        int c = -1;
-        for (int k = 0; k < columns(); ++k) {
-          if (cols_[static_cast<size_t>(k)].name == col) c = k;
-        }
+        int c = ColumnIndex(term.substr(0, sp));
         std::string_view op = sp == std::string_view::npos ? std::string_view() : term.substr(sp);
         if (c >= 0 && op == " IS NOT NULL") {
           x.where.emplace_back(c, std::string());
@@ -725,13 +715,15 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
     indexes_.push_back(std::move(x));
   }
   if (without_rowid_) {
-    // The table is an index b-tree of whole rows in primary key order: its rows are sorted as the
-    // keys of an index are (all columns, no rowid).
+    // The table is an index b-tree of whole rows in primary key order (the key's columns first,
+    // then the others): its rows are sorted as the keys of an index are, without a rowid.
     Index x;
     x.name = name_;
     x.root = root_;
-    x.cols = record_order_;
-    x.rowid = false;
+    x.cols = pk;
+    for (int c = 0; c < columns(); ++c) {
+      if (std::find(pk.begin(), pk.end(), c) == pk.end()) x.cols.push_back(c);
+    }
     x.tree = std::make_unique<IndexWriter>(spill_);
     indexes_.insert(indexes_.begin(), std::move(x));
   } else {
@@ -743,6 +735,13 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
 
 PagedTable::~PagedTable() = default;
 
+int PagedTable::ColumnIndex(std::string_view name) const {
+  for (int k = 0; k < columns(); ++k) {
+    if (cols_[static_cast<size_t>(k)].name == name) return k;
+  }
+  return -1;
+}
+
 std::vector<int> PagedTable::Positions(std::string_view names) const {
   std::vector<int> out;
   while (!names.empty()) {
@@ -751,10 +750,7 @@ std::vector<int> PagedTable::Positions(std::string_view names) const {
     names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
     while (!n.empty() && n.front() == ' ') n.remove_prefix(1);
     while (!n.empty() && n.back() == ' ') n.remove_suffix(1);
-    int c = -1;
-    for (int k = 0; k < columns(); ++k) {
-      if (cols_[static_cast<size_t>(k)].name == n) c = k;
-    }
+    int c = ColumnIndex(n);
     if (c < 0) Errorf("internal error: table {} has no column {}", name_, n);
     out.push_back(c);
   }
@@ -786,16 +782,12 @@ void PagedTable::Add(const Value* values) {
     stored_[c] = v;
   }
   int64_t rowid = 0;
-  if (!without_rowid_) {
-    if (ipk_ >= 0 && stored_[static_cast<size_t>(ipk_)].type == Value::kInt) {
-      rowid = stored_[static_cast<size_t>(ipk_)].i;
-    } else {
-      if (ipk_ >= 0 && stored_[static_cast<size_t>(ipk_)].type == Value::kText) {
-        Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
-      }
-      rowid = rows_ ? last_rowid_ + 1 : 1;
-    }
-    if (rows_ && rowid <= last_rowid_) Errorf("internal error: table {}: rowid {} after {}", name_, rowid, last_rowid_);
+  if (table_) {
+    // The INTEGER PRIMARY KEY's value, else the next one (SQLite's max(rowid) + 1: rows come in
+    // rowid order, which TableWriter checks).
+    const Value* key = ipk_ >= 0 ? &stored_[static_cast<size_t>(ipk_)] : nullptr;
+    if (key && key->type == Value::kText) Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+    rowid = key && key->type == Value::kInt ? key->i : table_->last_rowid() + 1;
     rec_.Clear();
     for (int c = 0; c < columns(); ++c) {
       const Value& v = stored_[static_cast<size_t>(c)];
@@ -813,7 +805,7 @@ void PagedTable::Add(const Value* values) {
     size_t at = x.keys.size();
     x.keys.append(2, '\0');
     for (int c : x.cols) AppendKey(x.keys, stored_[static_cast<size_t>(c)]);
-    if (x.rowid) AppendKey(x.keys, Value{Value::kInt, rowid, {}});
+    if (table_) AppendKey(x.keys, Value{Value::kInt, rowid, {}});  // a rowid table's index
     size_t len = x.keys.size() - at - 2;
     if (len > 0xffff) Errorf("internal error: an index key of {} bytes in {}", len, x.name);
     x.keys[at] = static_cast<char>(len >> 8);
@@ -821,8 +813,6 @@ void PagedTable::Add(const Value* values) {
     x.at.push_back(static_cast<uint32_t>(at));
     if (x.keys.size() > kRunBytes) FlushRun(x);
   }
-  last_rowid_ = rowid;
-  ++rows_;
 }
 
 void PagedTable::FlushRun(Index& x) {

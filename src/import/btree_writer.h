@@ -185,7 +185,7 @@ class TableWriter : public TreeWriter {
  public:
   explicit TableWriter(PageSpill& spill) : TreeWriter(spill, 0x0D, 0x05) {}
   void Append(int64_t rowid, std::string_view record);
-  int64_t last_rowid() const { return last_; }
+  int64_t last_rowid() const { return last_; }  // 0 before the first row
 
  private:
   int64_t last_ = 0;
@@ -264,8 +264,8 @@ class PagedTable {
   std::vector<int> Positions(std::string_view names) const;
   // A row: values[c] for the table's column c.
   void Add(const Value* values);
-  int64_t last_rowid() const { return last_rowid_; }
-  uint64_t rows() const { return rows_; }
+  // The last row's rowid; 0 before the first (and for a WITHOUT ROWID table).
+  int64_t last_rowid() const { return table_ ? table_->last_rowid() : 0; }
   // The table's indexes in the schema (a WITHOUT ROWID table's rows are not one).
   size_t indexes() const { return indexes_.size() - (without_rowid_ ? 1 : 0); }
   // The index keys still in memory, as sorted runs.
@@ -283,7 +283,6 @@ class PagedTable {
     std::string name;
     uint32_t root = 0;
     std::vector<int> cols;
-    bool rowid = true;  // the key ends with the rowid (not so for a WITHOUT ROWID table's rows)
     // Partial index: every term must hold (text empty: `col IS NOT NULL`, else `col = 'text'`).
     std::vector<std::pair<int, std::string>> where;
     std::unique_ptr<IndexWriter> tree;
@@ -292,21 +291,20 @@ class PagedTable {
     std::vector<std::pair<uint64_t, uint64_t>> runs;  // (offset, bytes) in the RunSpill
   };
   void FlushRun(Index& index);
+  int ColumnIndex(std::string_view name) const;  // -1: none
   std::string name_;
   std::vector<Column> cols_;
   std::vector<Index> indexes_;
   int ipk_ = -1;             // the INTEGER PRIMARY KEY column (the rowid), if any
   bool without_rowid_ = false;
-  std::vector<int> record_order_;  // columns in record order (WITHOUT ROWID: primary key first)
   uint32_t root_ = 0;
   PageSpill& spill_;
   RunSpill& runs_;
   // Index keys held before they are sorted into a run: bounds the memory they take (the import's
   // peak is while these tables are written).
   static constexpr size_t kRunBytes = 256 << 10;
-  std::unique_ptr<TableWriter> table_;  // a rowid table; WITHOUT ROWID: indexes_[0] holds the rows
-  int64_t last_rowid_ = 0;
-  uint64_t rows_ = 0;
+  // A rowid table; WITHOUT ROWID: indexes_[0] holds the rows (keys of every column, no rowid).
+  std::unique_ptr<TableWriter> table_;
   Record rec_;
   std::vector<Value> stored_;
   std::vector<std::string> text_;  // integers stored as text

@@ -82,7 +82,6 @@ void StackInterner::Write(ImportPages& pages, const Interner& strings) const {
     rows.Int(merged[i]).Opt(cpu_slices_[i] ? std::max<int64_t>(cpu_total_[i] - child_total[i], 0) : kNullTs);
     rows.EndRow();
   }
-  rows.Finish();
 }
 
 uint32_t ArgShapes::Intern(std::string_view sig) {
@@ -771,7 +770,6 @@ int64_t TraceBuilder::WriteFlows(ImportPages& out, const ComputedIds& w, int64_t
     rows.Opt(dst ? w.thread_base + dst->thread + 1 : kNullTs);
     rows.EndRow();
   }
-  rows.Finish();
   return id - flow_base;
 }
 
@@ -922,7 +920,7 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
   int64_t base = header.has_base ? header.base_time_ns : 0;
   int64_t process_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
   int64_t thread_base = db.QueryInt("SELECT coalesce(max(id), 0) FROM threads");
-  int64_t event_base = pages.events.entries() ? pages.events.last_rowid() : 0;
+  int64_t event_base = pages.events.last_rowid();
 
   {
     Stmt s = db.Prepare(
@@ -1271,7 +1269,6 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
     producer.join();
     if (producer_error) std::rethrow_exception(producer_error);
     pages.EndTrace(trace_id);
-    mem.Finish();
     counts.events = static_cast<int64_t>(events_.size());
     aux.Join();
     // The groups, in the order of their first op.

@@ -24,10 +24,8 @@ class RowWriter {
   RowWriter& Int(int64_t v) { return Put({Slot::kInt, v, {}}); }
   RowWriter& Opt(int64_t v) { return v == kNullTs ? Null() : Int(v); }  // kNullTs: NULL
   RowWriter& Text(std::string_view v) { return Put({Slot::kText, 0, v}); }
-  // Ends a row: adds it to the table.
+  // Ends a row: adds it to the table (nothing is left buffered).
   void EndRow();
-  // Nothing is left buffered after EndRow(); kept so that a writer's end reads as one.
-  void Finish() {}
 
  private:
   using Slot = btree::Value;
