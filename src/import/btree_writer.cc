@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +69,36 @@ bool ReadAt(int fd, void* data, size_t size, uint64_t at) {
   return true;
 }
 
+// Bytes [in, in + size) of in_fd to out_fd at out: in the kernel where it can (no copy through
+// user space, or none at all where the file system shares the blocks); else through a buffer.
+// False with errno set on failure.
+bool CopyRange(int in_fd, uint64_t in, int out_fd, uint64_t out, uint64_t size) {
+  loff_t i = static_cast<loff_t>(in), o = static_cast<loff_t>(out);
+  const loff_t end = i + static_cast<loff_t>(size);
+  while (i < end) {
+    ssize_t n = copy_file_range(in_fd, &i, out_fd, &o, static_cast<size_t>(end - i), 0);
+    if (n > 0) continue;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) return false;
+    std::vector<uint8_t> chunk(size_t{4} << 20);
+    while (i < end) {
+      size_t want = static_cast<size_t>(std::min<loff_t>(static_cast<loff_t>(chunk.size()), end - i));
+      if (!ReadAt(in_fd, chunk.data(), want, static_cast<uint64_t>(i))) return false;
+      if (!WriteAt(out_fd, chunk.data(), want, static_cast<uint64_t>(o))) return false;
+      i += static_cast<loff_t>(want);
+      o += static_cast<loff_t>(want);
+    }
+  }
+  return true;
+}
+
+// Turns O_DIRECT on or off for fd; true if that changed it.
+bool SetDirect(int fd, bool on) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || ((flags & O_DIRECT) != 0) == on) return false;
+  return fcntl(fd, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
+}
+
 // memcpy as a call: inlined, GCC copies bytes of unknown count with `rep movsq`, whose start-up
 // cost is that of copying a hundred bytes (it was 40 % of encoding a record).
 [[gnu::noinline]] void CopyBytes(uint8_t* to, const char* from, size_t n) { std::memcpy(to, from, n); }
@@ -82,8 +115,9 @@ uint32_t LocalSize(uint64_t p, uint32_t u, uint32_t max_local) {
 }  // namespace
 
 // A scratch file in dir that no name refers to: it is gone, whatever happens, once closed.
-int OpenScratch(const std::string& dir, const char* what, const std::string& label) {
+int OpenScratch(const std::string& dir, const char* what, const std::string& label, bool* linkable) {
   int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (linkable) *linkable = fd >= 0;
   if (fd < 0) {  // a file system without O_TMPFILE: a named file, unlinked at once
     std::string tmpl = dir + "/.tracesql-" + what + "-XXXXXX";
     fd = mkostemp(tmpl.data(), O_CLOEXEC);
@@ -186,14 +220,36 @@ void PageImage::Seal(uint8_t flag, uint32_t right_child) {
   if (header == 12) Put32(p + 8, right_child);
 }
 
-PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string label)
-    : page_size_(page_size), label_(std::move(label)) {
-  fd_ = OpenScratch(dir, "pages", label_);
-  buf_.reserve(size_t{64} * page_size_);
+PageSpill::File::~File() {
+  if (fd >= 0) close(fd);
 }
 
-PageSpill::~PageSpill() {
-  if (fd_ >= 0) close(fd_);
+PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string label)
+    : dir_(dir), page_size_(page_size), label_(std::move(label)), file_(std::make_shared<File>()),
+      limit_(kSecondOrigin) {
+  file_->fd = OpenScratch(dir_, "pages", label_, &file_->linkable);
+  if (page_size_ >= 4096) SetDirect(file_->fd, true);
+  buf_.reset(static_cast<uint8_t*>(std::aligned_alloc(4096, size_t{kBufferPages} * page_size_)));
+}
+
+PageSpill::PageSpill(PageSpill& first)
+    : dir_(first.dir_), page_size_(first.page_size_), label_(first.label_), file_(first.file_),
+      origin_(first.origin_ + kSecondOrigin), limit_(kSecondOrigin) {
+  // A limit on file sizes (ulimit -f): a write past it would raise SIGXFSZ, so a file of its own.
+  struct rlimit fsize {};
+  if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && fsize.rlim_cur < origin_ + limit_) {
+    OwnFile();
+  }
+  buf_.reset(static_cast<uint8_t*>(std::aligned_alloc(4096, size_t{kBufferPages} * page_size_)));
+}
+
+PageSpill::~PageSpill() = default;
+
+void PageSpill::OwnFile() {
+  file_ = std::make_shared<File>();
+  file_->fd = OpenScratch(dir_, "pages", label_, &file_->linkable);
+  if (page_size_ >= 4096) SetDirect(file_->fd, true);
+  origin_ = 0;
 }
 
 void PageSpill::Fail(const char* what) const {
@@ -201,19 +257,34 @@ void PageSpill::Fail(const char* what) const {
 }
 
 uint32_t PageSpill::Add(const uint8_t* page) {
-  if (fd_ < 0) Errorf("internal error: pages added after they were placed");
-  if (pages_ == UINT32_MAX - 1) Errorf("{}: database or disk is full (too many pages)", label_);
-  buf_.insert(buf_.end(), page, page + page_size_);
+  if (placed_) Errorf("internal error: pages added after they were placed");
+  if (pages_ == UINT32_MAX - 1 || uint64_t{pages_ + 1} * page_size_ > limit_) {
+    Errorf("{}: database or disk is full (too many pages)", label_);
+  }
+  std::memcpy(buf_.get() + size_t{buffered_} * page_size_, page, page_size_);
   ++pages_;
-  if (buf_.size() >= size_t{64} * page_size_) Flush();
+  if (++buffered_ == kBufferPages) Flush();
   return pages_;
 }
 
 void PageSpill::Flush() {
-  if (buf_.empty()) return;
-  uint64_t at = (uint64_t{pages_} - buf_.size() / page_size_) * page_size_;
-  if (!WriteAt(fd_, buf_.data(), buf_.size(), at)) Fail("write");
-  buf_.clear();
+  if (buffered_ == 0) return;
+  const uint64_t at = (uint64_t{pages_} - buffered_) * page_size_;
+  const size_t size = size_t{buffered_} * page_size_;
+  auto write = [&] {
+    if (WriteAt(file_->fd, buf_.get(), size, origin_ + at)) return true;
+    // O_DIRECT refused (an alignment the device wants): through the page cache.
+    if (errno != EINVAL || !SetDirect(file_->fd, false)) return false;
+    return WriteAt(file_->fd, buf_.get(), size, origin_ + at);
+  };
+  if (!write()) {
+    // A shared file past what the file system holds (EFBIG; EINVAL for an offset it refuses): a
+    // file of this spill's own, decided at its first write.
+    if (origin_ == 0 || at != 0 || (errno != EFBIG && errno != EINVAL)) Fail("write");
+    OwnFile();
+    if (!write()) Fail("write");
+  }
+  buffered_ = 0;
 }
 
 uint32_t Placement::Page(uint64_t number) const {
@@ -226,24 +297,9 @@ void PageSpill::CopyTo(int fd, const Placement& at) {
   // Pages [first, last] of the spill to their places: in one piece, or two around the lock page.
   auto copy = [&](uint32_t first, uint32_t last) {
     if (first > last) return;
-    uint64_t size = (uint64_t{last} - first + 1) * page_size_;
-    loff_t in = static_cast<loff_t>((uint64_t{first} - 1) * page_size_);
-    loff_t out = static_cast<loff_t>((uint64_t{at.Page(first)} - 1) * page_size_);
-    const loff_t in_end = in + static_cast<loff_t>(size);
-    // In the kernel where it can (no copy through user space); else through a buffer.
-    while (in < in_end) {
-      ssize_t n = copy_file_range(fd_, &in, fd, &out, static_cast<size_t>(in_end - in), 0);
-      if (n > 0) continue;
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL) Fail("copy");
-      std::vector<uint8_t> chunk(size_t{256} * page_size_);
-      while (in < in_end) {
-        size_t want = static_cast<size_t>(std::min<loff_t>(static_cast<loff_t>(chunk.size()), in_end - in));
-        if (!ReadAt(fd_, chunk.data(), want, static_cast<uint64_t>(in))) Fail("read");
-        if (!WriteAt(fd, chunk.data(), want, static_cast<uint64_t>(out))) Fail("copy");
-        in += static_cast<loff_t>(want);
-        out += static_cast<loff_t>(want);
-      }
+    if (!CopyRange(file_->fd, origin_ + (uint64_t{first} - 1) * page_size_, fd,
+                   (uint64_t{at.Page(first)} - 1) * page_size_, (uint64_t{last} - first + 1) * page_size_)) {
+      Fail("copy");
     }
   };
   if (at.lock != 0 && at.lock > at.base && uint64_t{at.lock} <= uint64_t{at.base} + pages_) {
@@ -253,6 +309,10 @@ void PageSpill::CopyTo(int fd, const Placement& at) {
   } else {
     copy(1, pages_);
   }
+  Placed(fd, at);
+}
+
+void PageSpill::Placed(int fd, const Placement& at) {
   for (const auto& [page, offset] : refs_) {
     uint64_t where = (uint64_t{at.Page(page)} - 1) * page_size_ + offset;
     uint8_t b[4];
@@ -260,9 +320,10 @@ void PageSpill::CopyTo(int fd, const Placement& at) {
     Put32(b, at.Page(Get32(b)));
     if (!WriteAt(fd, b, 4, where)) Fail("copy");
   }
-  close(fd_);
-  fd_ = -1;
+  placed_ = true;
+  file_.reset();  // the scratch file's room is freed once no spill holds it
   refs_.clear();
+  buf_.reset();
 }
 
 TreeWriter::TreeWriter(PageSpill& spill, uint8_t leaf_flag, uint8_t interior_flag)
@@ -430,19 +491,46 @@ void IndexWriter::Close() {
   TreeWriter::Close();
 }
 
+namespace {
+
+// Gives the unnamed file fd (an O_TMPFILE) the name path, replacing the file there: linked under a
+// name beside it, then renamed over it. False (nothing changed) if it cannot be linked.
+bool ReplaceWith(int fd, const std::string& path) {
+  const std::string name = path + "-pages";
+  // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; the /proc link does not.
+  const std::string proc = fmt::format("/proc/self/fd/{}", fd);
+  bool linked = false;
+  for (int attempt = 0; attempt < 2 && !linked; ++attempt) {
+    linked = linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+             linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0;
+    if (!linked && errno == EEXIST) unlink(name.c_str());  // left by an import killed here
+  }
+  if (!linked) return false;
+  if (rename(name.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    unlink(name.c_str());
+    Errorf("{}: cannot write database: {}", path, std::strerror(e));
+  }
+  return true;
+}
+
+}  // namespace
+
 void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
-                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages, uint64_t pending_byte) {
+                const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages, uint64_t pending_byte,
+                bool may_adopt) {
   for (const auto& [tree, root] : trees) tree->Close();
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) Errorf("{}: cannot open database: {}", path, std::strerror(errno));
+  int db_fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (db_fd < 0) Errorf("{}: cannot open database: {}", path, std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
-  } closer{fd};
+  } closer{db_fd};
+  auto fail = [&](const char* what) { Errorf("{}: cannot {} database: {}", path, what, std::strerror(errno)); };
   uint8_t header[100];
-  if (!ReadAt(fd, header, sizeof header, 0)) Errorf("{}: cannot read database: {}", path, std::strerror(errno));
+  if (!ReadAt(db_fd, header, sizeof header, 0)) fail("read");
   struct stat st {};
-  if (fstat(fd, &st) != 0) Errorf("{}: cannot read database: {}", path, std::strerror(errno));
+  if (fstat(db_fd, &st) != 0) fail("read");
   const uint32_t page_size = header[16] == 0 && header[17] == 1 ? 65536u : (uint32_t{header[16]} << 8) | header[17];
   const uint32_t pages = Get32(header + 28), counter = Get32(header + 24);
   // The pages are written for: no reserved bytes per page, schema format 4 (serial types 8 and 9
@@ -468,9 +556,70 @@ void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
     next += spills[k]->pages();
     if (next >= UINT32_MAX - 1) Errorf("{}: database or disk is full", path);
   }
+  const uint64_t spilled = next - 1 - pages;
   uint32_t next_page = Placement{0, lock}.Page(next);
   if (static_cast<int64_t>(next_page - 1) > max_pages) Errorf("{}: database or disk is full", path);
-  for (size_t k = 0; k < spills.size(); ++k) spills[k]->CopyTo(fd, at[k]);
+  for (PageSpill* spill : spills) {
+    spill->Flush();
+    // Small writes from here on (references, the trees' tops): through the page cache.
+    if (spill->file_) SetDirect(spill->file_->fd, false);
+  }
+
+  // The spills' file becomes the database where it can: one file for all spills (in the order of
+  // their origins), an O_TMPFILE (to be given a name), pages in whole file-system blocks.
+  std::shared_ptr<PageSpill::File> adopted;
+  if (may_adopt && spilled > 0) {
+    std::shared_ptr<PageSpill::File> file = spills.front()->file_;
+    bool one_file = true;
+    for (size_t k = 0; k < spills.size(); ++k) {
+      one_file = one_file && spills[k]->file_ == file && (k == 0 || spills[k]->origin_ > spills[k - 1]->origin_);
+    }
+    struct statfs fs {};
+    if (one_file && file->linkable && fstatfs(file->fd, &fs) == 0 && fs.f_bsize > 0 &&
+        page_size % static_cast<uint64_t>(fs.f_bsize) == 0) {
+      adopted = file;
+    }
+  }
+  int fd = db_fd;
+  if (adopted) {
+    // In file offsets, each step keeping the spills' pages in order: (1) the gaps before and
+    // between them collapsed; (2) a page inserted where the lock page goes; (3) room inserted at
+    // the start for SQLite's pages, which are copied there. If the file system refuses the first
+    // step (EOPNOTSUPP, EINVAL), the file is as it was: the spills are copied instead.
+    bool changed = false;
+    auto shift = [&](int mode, uint64_t offset, uint64_t length) {
+      if (length == 0) return true;
+      if (fallocate(adopted->fd, mode, static_cast<off_t>(offset), static_cast<off_t>(length)) == 0) {
+        changed = true;
+        return true;
+      }
+      if (!changed && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) return false;
+      fail("write");
+      return false;
+    };
+    bool ok = true;
+    uint64_t end = 0;  // where the pages moved so far end
+    for (PageSpill* spill : spills) {
+      if (spill->pages() == 0) continue;
+      ok = ok && shift(FALLOC_FL_COLLAPSE_RANGE, end, spill->origin_ - end);
+      end += uint64_t{spill->pages()} * page_size;
+    }
+    if (ok && lock != 0 && lock > pages && lock - pages <= spilled) {
+      ok = shift(FALLOC_FL_INSERT_RANGE, (uint64_t{lock} - pages - 1) * page_size, page_size);
+    }
+    ok = ok && shift(FALLOC_FL_INSERT_RANGE, 0, uint64_t{pages} * page_size);
+    if (ok) {
+      if (!CopyRange(db_fd, 0, adopted->fd, 0, uint64_t{pages} * page_size)) fail("write");
+      if (fchmod(adopted->fd, st.st_mode & 07777) != 0) fail("write");
+      fd = adopted->fd;
+      for (size_t k = 0; k < spills.size(); ++k) spills[k]->Placed(fd, at[k]);
+    } else {
+      adopted.reset();
+    }
+  }
+  if (!adopted) {
+    for (size_t k = 0; k < spills.size(); ++k) spills[k]->CopyTo(fd, at[k]);
+  }
   for (const auto& [tree, root] : trees) {
     size_t k = std::find(spills.begin(), spills.end(), &tree->spill_) - spills.begin();
     if (k == spills.size()) Errorf("internal error: a b-tree's spill is not placed");
@@ -482,13 +631,18 @@ void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
   Put32(header + 24, counter + 1);
   Put32(header + 92, counter + 1);
   Put32(header + 96, static_cast<uint32_t>(sqlite3_libversion_number()));
-  if (!WriteAt(fd, header, sizeof header, 0)) Errorf("{}: cannot write database: {}", path, std::strerror(errno));
+  if (!WriteAt(fd, header, sizeof header, 0)) fail("write");
+  // The finished file under the database's name (or, where it cannot be linked, copied there).
+  if (adopted && !ReplaceWith(fd, path)) {
+    struct stat done {};
+    if (fstat(fd, &done) != 0 || !CopyRange(fd, 0, db_fd, 0, static_cast<uint64_t>(done.st_size))) fail("write");
+    fd = db_fd;
+  }
   // Starts writing the pages to the disk now, while the import finishes: the fsync before the
   // database gets its name then has less left to wait for. Advice only: errors are ignored here,
   // and the fsync reports them.
   sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
-
 
 // Index keys as byte strings that compare (memcmp, then length) as SQLite orders the keys: per
 // column a tag (NULL < integer < text, as SQLite's order of storage classes), an integer as 8

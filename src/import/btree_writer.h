@@ -19,6 +19,7 @@
 #define SRC_IMPORT_BTREE_WRITER_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,7 +34,8 @@ namespace tracesql::btree {
 
 // Opens a scratch file in dir that no name refers to (O_TMPFILE, else a name unlinked at once): it
 // is gone, whatever happens, once closed. Errors name label; what goes into the fallback's name.
-int OpenScratch(const std::string& dir, const char* what, const std::string& label);
+// *linkable (if given): whether it is an O_TMPFILE, which linkat() can give a name later.
+int OpenScratch(const std::string& dir, const char* what, const std::string& label, bool* linkable = nullptr);
 
 // SQLite's variable-length integer: writes v at p (at most 9 bytes), returns the bytes written.
 int PutVarint(uint8_t* p, uint64_t v);
@@ -100,6 +102,8 @@ struct PageImage {
   uint32_t content;  // offset of the first byte of cell content
 };
 
+class TreeWriter;
+
 // Where spill pages go in the database: spill page n at page base + n, or one further from the
 // lock page on (lock: that page's number, 0 if none of these pages reach it).
 struct Placement {
@@ -108,12 +112,18 @@ struct Placement {
 };
 
 // The scratch file of pages (unlinked at once: nothing is left behind, whatever happens). Pages are
-// numbered from 1 in the order added; PlaceTrees() copies them to the database at a base page.
+// numbered from 1 in the order added; PlaceTrees() puts them into the database at a base page.
 class PageSpill {
  public:
-  // dir: where the file goes (the database's directory, so that the copy stays on one file system).
-  // label: the name errors give (the database being built).
+  // dir: where the file goes (the database's directory: the file becomes the database, or is
+  // copied into it, on one file system). label: the name errors give (the database being built).
   PageSpill(const std::string& dir, uint32_t page_size, std::string label);
+  // A second spill (written by another thread) in first's file, from byte kSecondOrigin on: the
+  // file is sparse until placed, when the gap is collapsed. Where the file system cannot hold a
+  // file that large, its pages go to a file of its own.
+  explicit PageSpill(PageSpill& first);
+  static constexpr uint64_t kSecondOrigin = uint64_t{1} << 42;  // 4 TiB
+  static constexpr uint32_t kBufferPages = 64;  // written in pieces of this many pages
   ~PageSpill();
   PageSpill(const PageSpill&) = delete;
   PageSpill& operator=(const PageSpill&) = delete;
@@ -125,18 +135,36 @@ class PageSpill {
   // Byte `at` of spill page `page` holds (big-endian) the number of a spill page: it is relocated
   // when the pages are placed.
   void NoteRef(uint32_t page, uint32_t at) { refs_.emplace_back(page, at); }
-  // Writes every page to fd at its place and relocates the noted references; then closes the
-  // scratch file (its room is freed) and takes no more pages.
-  void CopyTo(int fd, const Placement& at);
 
  private:
+  friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
+                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t, bool);
+  struct File {
+    int fd = -1;
+    bool linkable = false;  // an O_TMPFILE
+    ~File();
+  };
+  void OwnFile();  // a scratch file of this spill's own (pages from its start)
   void Flush();
+  // Writes every page to fd at its place, then Placed().
+  void CopyTo(int fd, const Placement& at);
+  // The pages are at their places in fd (copied there, or this file became the database):
+  // relocates the noted references; takes no more pages; closes the file (unless shared).
+  void Placed(int fd, const Placement& at);
   [[noreturn]] void Fail(const char* what) const;
-  int fd_ = -1;
+  std::string dir_;
   uint32_t page_size_;
   std::string label_;
+  std::shared_ptr<File> file_;
+  uint64_t origin_ = 0;  // byte of the file where page 1 is
+  uint64_t limit_;       // bytes from origin_ the pages may take
   uint32_t pages_ = 0;
-  std::vector<uint8_t> buf_;  // pages added but not yet written
+  bool placed_ = false;
+  struct FreeBuf {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, FreeBuf> buf_;  // pages added but not yet written (aligned for O_DIRECT)
+  uint32_t buffered_ = 0;                  // how many
   std::vector<std::pair<uint32_t, uint32_t>> refs_;
 };
 
@@ -177,7 +205,7 @@ class TreeWriter {
   uint64_t entries_ = 0;
   uint8_t leaf_flag_, interior_flag_;
   friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
-                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t);
+                         const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t, bool);
 };
 
 // A rowid table, rows appended in strictly increasing rowid order.
@@ -204,16 +232,22 @@ class IndexWriter : public TreeWriter {
 };
 
 // Puts the trees into the SQLite database file at path, which SQLite has committed and closed:
-// the spills' pages are appended after the database's last page (each spill's after the one
-// before), each tree's interior pages after them, and each tree's root page (the pair's second: the
-// rootpage of its sqlite_schema row, an empty leaf that SQLite created) is overwritten. The header's
-// page count and change counter are updated so that SQLite reads the file afresh. More than
-// max_pages pages in all: "database or disk is full" (as SQLite's own limit says it). Every tree's
-// pages must be in one of the spills. No page goes where byte pending_byte of the file is (SQLite's
-// lock page; the byte is SQLite's PENDING_BYTE, 1 GB unless a test moved it).
+// the spills' pages go after the database's last page (each spill's after the one before), each
+// tree's interior pages after them, and each tree's root page (the pair's second: the rootpage of
+// its sqlite_schema row, an empty leaf that SQLite created) is overwritten. The header's page
+// count and change counter are updated so that SQLite reads the file afresh. More than max_pages
+// pages in all: "database or disk is full" (as SQLite's own limit says it). Every tree's pages must
+// be in one of the spills. No page goes where byte pending_byte of the file is (SQLite's lock page;
+// the byte is SQLite's PENDING_BYTE, 1 GB unless a test moved it).
+//
+// Where the file system can (Linux ext4, XFS: fallocate's FALLOC_FL_COLLAPSE_RANGE and
+// FALLOC_FL_INSERT_RANGE), the spills' file itself becomes the database: the gap between the spills
+// is collapsed, room for SQLite's pages is inserted before them and they are copied there, and the
+// file, given a name, replaces the one at path. Nothing of the spills is copied. Elsewhere (or with
+// may_adopt false, for tests) the spills are copied into the database file.
 void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
                 const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages,
-                uint64_t pending_byte = 0x40000000);
+                uint64_t pending_byte = 0x40000000, bool may_adopt = true);
 
 // A value of a row.
 struct Value {

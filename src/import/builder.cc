@@ -775,7 +775,7 @@ int64_t TraceBuilder::WriteFlows(ImportPages& out, const ComputedIds& w, int64_t
 
 ImportPages::ImportPages(Db& db, const std::string& dir, const std::string& db_label, const ComputedTables& computed)
     : spill(dir, static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), db_label),
-      aux_spill(dir, spill.page_size(), db_label),
+      aux_spill(spill),
       runs(dir, db_label),
       aux_runs(dir, db_label) {
   std::string columns;
