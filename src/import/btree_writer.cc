@@ -516,7 +516,7 @@ bool ReplaceWith(int fd, const std::string& path) {
 
 }  // namespace
 
-void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
+bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
                 const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages, uint64_t pending_byte,
                 bool may_adopt) {
   for (const auto& [tree, root] : trees) tree->Close();
@@ -637,11 +637,13 @@ void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
     struct stat done {};
     if (fstat(fd, &done) != 0 || !CopyRange(fd, 0, db_fd, 0, static_cast<uint64_t>(done.st_size))) fail("write");
     fd = db_fd;
+    adopted.reset();
   }
   // Starts writing the pages to the disk now, while the import finishes: the fsync before the
   // database gets its name then has less left to wait for. Advice only: errors are ignored here,
   // and the fsync reports them.
   sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  return adopted != nullptr;
 }
 
 // Index keys as byte strings that compare (memcmp, then length) as SQLite orders the keys: per

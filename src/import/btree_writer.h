@@ -137,7 +137,7 @@ class PageSpill {
   void NoteRef(uint32_t page, uint32_t at) { refs_.emplace_back(page, at); }
 
  private:
-  friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
+  friend bool PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
                          const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t, bool);
   struct File {
     int fd = -1;
@@ -204,7 +204,7 @@ class TreeWriter {
   bool cell_overflow_ = false;
   uint64_t entries_ = 0;
   uint8_t leaf_flag_, interior_flag_;
-  friend void PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
+  friend bool PlaceTrees(const std::string&, const std::vector<PageSpill*>&,
                          const std::vector<std::pair<TreeWriter*, uint32_t>>&, int64_t, uint64_t, bool);
 };
 
@@ -243,9 +243,10 @@ class IndexWriter : public TreeWriter {
 // Where the file system can (Linux ext4, XFS: fallocate's FALLOC_FL_COLLAPSE_RANGE and
 // FALLOC_FL_INSERT_RANGE), the spills' file itself becomes the database: the gap between the spills
 // is collapsed, room for SQLite's pages is inserted before them and they are copied there, and the
-// file, given a name, replaces the one at path. Nothing of the spills is copied. Elsewhere (or with
-// may_adopt false, for tests) the spills are copied into the database file.
-void PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
+// file, given a name, replaces the one at path (keeping its permissions). Nothing of the spills is
+// copied. Elsewhere (or with may_adopt false, for tests) the spills are copied into the database
+// file. Returns whether the spills' file became the database.
+bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
                 const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages,
                 uint64_t pending_byte = 0x40000000, bool may_adopt = true);
 

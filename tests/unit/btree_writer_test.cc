@@ -3,8 +3,18 @@
 // and pass PRAGMA integrity_check (page structure, key order, each row's index entries).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -54,12 +64,18 @@ uint32_t RootPage(const std::string& path, const char* name) {
   return static_cast<uint32_t>(s.ColumnInt(0));
 }
 
-void Write(const std::string& dir, const std::string& path, int page_size, const std::vector<Row>& rows,
-           int64_t max_pages = std::numeric_limits<int64_t>::max(), uint64_t pending_byte = 0x40000000) {
+// The table and index t_a in one spill, index t_c in a second one sharing its file (as the
+// importer's two threads do). Returns PlaceTrees()'s answer: whether the spills' file became the
+// database (adopt false: copied, as where the file system cannot).
+bool Write(const std::string& dir, const std::string& path, int page_size, const std::vector<Row>& rows,
+           int64_t max_pages = std::numeric_limits<int64_t>::max(), uint64_t pending_byte = 0x40000000,
+           bool adopt = true, const std::function<void()>& opened = {}) {
   uint32_t root_t = RootPage(path, "t"), root_a = RootPage(path, "t_a"), root_c = RootPage(path, "t_c");
   btree::PageSpill spill(dir, static_cast<uint32_t>(page_size), path);
+  btree::PageSpill second(spill);
+  if (opened) opened();
   btree::TableWriter table(spill);
-  btree::IndexWriter index_a(spill), index_c(spill);
+  btree::IndexWriter index_a(spill), index_c(second);
   btree::Record rec;
   for (const Row& r : rows) {
     rec.Clear();
@@ -87,8 +103,25 @@ void Write(const std::string& dir, const std::string& path, int page_size, const
     rec.Clear();
     index_c.Append(rec.Int(c).Int(id).Encode());
   }
-  btree::PlaceTrees(path, {&spill}, {{&table, root_t}, {&index_a, root_a}, {&index_c, root_c}}, max_pages,
-                    pending_byte);
+  return btree::PlaceTrees(path, {&spill, &second}, {{&table, root_t}, {&index_a, root_a}, {&index_c, root_c}},
+                           max_pages, pending_byte, adopt);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Whether the file system of dir can move file ranges (fallocate's INSERT_RANGE/COLLAPSE_RANGE)
+// and has O_TMPFILE: where the spills' file must become the database.
+bool CanAdopt(const std::string& dir) {
+  struct statfs fs {};
+  if (statfs(dir.c_str(), &fs) != 0) return false;
+  if (fs.f_type != 0xEF53 && fs.f_type != 0x58465342) return false;  // ext4, XFS
+  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
 }
 
 std::vector<Row> MakeRows(size_t n, uint32_t seed, size_t max_text) {
@@ -177,6 +210,8 @@ TEST_CASE("btree: records use SQLite's serial types", "[btree]") {
 
 TEST_CASE("btree: tables and indexes of every depth read back through SQLite", "[btree]") {
   TempDir dir("tq_btree");
+  const bool can_adopt = CanAdopt(dir.path.string());
+  if (!can_adopt) WARN("temporary directory is not ext4/XFS with O_TMPFILE: pages are only copied here");
   struct Case {
     int page_size;
     size_t rows;
@@ -184,21 +219,43 @@ TEST_CASE("btree: tables and indexes of every depth read back through SQLite", "
   };
   // 512-byte pages make deep trees and long overflow chains out of a few thousand rows.
   for (const Case& c : {Case{512, 0, 10}, Case{512, 1, 10}, Case{512, 1, 3000}, Case{512, 7, 100},
-                        Case{512, 6000, 3000}, Case{1024, 20000, 200}, Case{16384, 30000, 40000},
-                        Case{65536, 3000, 200000}}) {
+                        Case{512, 6000, 3000}, Case{1024, 20000, 200}, Case{4096, 1, 10}, Case{4096, 5000, 9000},
+                        Case{16384, 30000, 40000}, Case{65536, 3000, 200000}}) {
     INFO("page size " << c.page_size << ", rows " << c.rows);
-    std::string path = dir / fmt::format("t{}_{}_{}.db", c.page_size, c.rows, c.max_text);
-    CreateEmpty(path, c.page_size);
     std::vector<Row> rows = MakeRows(c.rows, static_cast<uint32_t>(c.rows + c.page_size), c.max_text);
-    Write(dir.path.string(), path, c.page_size, rows);
-    Check(path, rows);
+    // The same pages, placed both ways: the spills' file made the database, or copied into it.
+    std::string adopted = dir / fmt::format("t{}_{}_{}.db", c.page_size, c.rows, c.max_text);
+    std::string copied = dir / fmt::format("t{}_{}_{}_copied.db", c.page_size, c.rows, c.max_text);
+    CreateEmpty(adopted, c.page_size);
+    CreateEmpty(copied, c.page_size);
+    struct stat before {};
+    REQUIRE(stat(adopted.c_str(), &before) == 0);
+    // Pages of less than a file-system block, or no pages spilled (a tree of one leaf): copied.
+    CHECK(Write(dir.path.string(), adopted, c.page_size, rows) == (can_adopt && c.page_size >= 4096 && c.rows > 1));
+    CHECK(!Write(dir.path.string(), copied, c.page_size, rows, std::numeric_limits<int64_t>::max(), 0x40000000,
+                 /*adopt=*/false));
+    CHECK(ReadFile(adopted) == ReadFile(copied));
+    struct stat after {};
+    REQUIRE(stat(adopted.c_str(), &after) == 0);
+    CHECK((after.st_mode & 07777) == (before.st_mode & 07777));  // the permissions SQLite gave it
+    Check(adopted, rows);
+    Check(copied, rows);
   }
+  // Nothing left beside the databases (the spills' file had a name only to be renamed).
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) {
+    INFO(e.path());
+    CHECK(e.path().extension() == ".db");
+    ++files;
+  }
+  CHECK(files == 20);
 }
 
 TEST_CASE("btree: no page goes where SQLite's lock byte is", "[btree]") {
-  // The lock page is at 1 GB; SQLite's test control moves it to 64 KB (page 129 of 512 bytes), so
-  // that a few MB of pages cross it: the spill is copied in two pieces around it, and every child
-  // pointer, overflow chain and interior page skips it.
+  // The lock page is at 1 GB; SQLite's test control moves it to 64 KB (page 129 of 512 bytes, 17 of
+  // 4096), so that a few MB of pages cross it: the spill is copied in two pieces around it (or a
+  // page is inserted there when the spills' file becomes the database), and every child pointer,
+  // overflow chain and interior page skips it.
   TempDir dir("tq_btree_lock");
   constexpr int kPending = 0x10000;
   int old = sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, kPending);
@@ -210,13 +267,72 @@ TEST_CASE("btree: no page goes where SQLite's lock byte is", "[btree]") {
     int old;
     ~Restore() { sqlite3_test_control(SQLITE_TESTCTRL_PENDING_BYTE, old); }
   } restore{old};
-  for (size_t rows : {300u, 3000u}) {  // the lock page among the leaves, or reached by interior pages
-    std::string path = dir / fmt::format("lock{}.db", rows);
-    CreateEmpty(path, 512);
-    std::vector<Row> data = MakeRows(rows, 99, 3000);
-    Write(dir.path.string(), path, 512, data, std::numeric_limits<int64_t>::max(), kPending);
-    Check(path, data);
+  for (int page_size : {512, 4096}) {
+    for (size_t rows : {300u, 3000u}) {  // the lock page among the leaves, or reached by interior pages
+      for (bool adopt : {true, false}) {
+        INFO("page size " << page_size << ", rows " << rows << ", adopt " << adopt);
+        std::string path = dir / fmt::format("lock{}_{}_{}.db", page_size, rows, adopt);
+        CreateEmpty(path, page_size);
+        std::vector<Row> data = MakeRows(rows, 99, 3000);
+        Write(dir.path.string(), path, page_size, data, std::numeric_limits<int64_t>::max(), kPending, adopt);
+        Check(path, data);
+      }
+    }
   }
+}
+
+TEST_CASE("btree: a limit on file sizes gives the second spill a file of its own", "[btree]") {
+  // The second spill's pages start 4 TiB into the shared (sparse) file: under `ulimit -f` that
+  // write would fail (EFBIG, SIGXFSZ), so the spill takes a file of its own, either when made (the
+  // limit already set) or at its first write (set after), and the pages are copied.
+  TempDir dir("tq_btree_fsize");
+  struct rlimit old {};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  auto old_handler = signal(SIGXFSZ, SIG_DFL);  // a write past the limit kills the test
+  struct Restore {
+    rlimit old;
+    void (*handler)(int);
+    ~Restore() {
+      setrlimit(RLIMIT_FSIZE, &old);
+      signal(SIGXFSZ, handler);
+    }
+  } restore{old, old_handler};
+  auto limit = [&] {
+    struct rlimit small = old;
+    small.rlim_cur = rlim_t{256} << 20;
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  };
+  std::vector<Row> rows = MakeRows(5000, 5, 9000);
+  {
+    std::string path = dir / "limit_first.db";
+    CreateEmpty(path, 4096);
+    limit();
+    CHECK(!Write(dir.path.string(), path, 4096, rows));
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    Check(path, rows);
+  }
+  {
+    std::string path = dir / "limit_after.db";
+    CreateEmpty(path, 4096);
+    signal(SIGXFSZ, SIG_IGN);  // here the first write fails (EFBIG) before the spill takes its own file
+    CHECK(!Write(dir.path.string(), path, 4096, rows, std::numeric_limits<int64_t>::max(), 0x40000000, true, limit));
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    Check(path, rows);
+  }
+}
+
+TEST_CASE("btree: pages are copied where the file system cannot move ranges (tmpfs)", "[btree]") {
+  struct statfs fs {};
+  if (statfs("/dev/shm", &fs) != 0 || fs.f_type != 0x01021994) {  // TMPFS_MAGIC
+    WARN("no tmpfs at /dev/shm: not tested");
+    return;
+  }
+  TempDir dir("tq_btree_tmpfs", "/dev/shm");
+  std::vector<Row> rows = MakeRows(5000, 6, 9000);
+  std::string path = dir / "t.db";
+  CreateEmpty(path, 4096);
+  CHECK(!Write(dir.path.string(), path, 4096, rows));
+  Check(path, rows);
 }
 
 TEST_CASE("btree: the page limit is kept, as SQLite's max_page_count", "[btree]") {

@@ -13,8 +13,10 @@ namespace tracesql::testing {
 
 struct TempDir {
   std::filesystem::path path;
-  explicit TempDir(const std::string& prefix = "tq_test") {
-    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+  // parent: where it goes (default: the system's temporary directory).
+  explicit TempDir(const std::string& prefix = "tq_test", const std::filesystem::path& parent = {}) {
+    std::string tmpl =
+        ((parent.empty() ? std::filesystem::temp_directory_path() : parent) / (prefix + "_XXXXXX")).string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed: " + tmpl);
     path = tmpl;
   }
