@@ -9,7 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <new>
 #include <queue>
+#include <thread>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -97,6 +103,13 @@ bool SetDirect(int fd, bool on) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || ((flags & O_DIRECT) != 0) == on) return false;
   return fcntl(fd, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
+}
+
+// WriteAt for a spill's pages: where O_DIRECT is refused (EINVAL: an alignment the device wants),
+// through the page cache.
+bool WritePages(int fd, const uint8_t* data, size_t size, uint64_t at) {
+  if (WriteAt(fd, data, size, at)) return true;
+  return errno == EINVAL && SetDirect(fd, false) && WriteAt(fd, data, size, at);
 }
 
 // memcpy as a call: inlined, GCC copies bytes of unknown count with `rep movsq`, whose start-up
@@ -224,26 +237,119 @@ PageSpill::File::~File() {
   if (fd >= 0) close(fd);
 }
 
+// Writes full buffers on a thread of its own, in the order given.
+class PageSpill::Writer {
+ public:
+  explicit Writer(size_t bytes) {
+    for (auto& b : buffers_) {
+      // Aligned for O_DIRECT (to 4 KB, what devices ask of it).
+      b.reset(static_cast<uint8_t*>(std::aligned_alloc(4096, bytes)));
+      if (!b) throw std::bad_alloc();
+      free_.push_back(b.get());
+    }
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Writer() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // A free buffer (waiting for one to be written); errno of the first failed write, or 0.
+  uint8_t* Take(int& error) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    uint8_t* b = free_.back();
+    free_.pop_back();
+    error = error_;
+    return b;
+  }
+  void Submit(uint8_t* buf, int fd, uint64_t at, size_t size) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back({buf, fd, at, size});
+    }
+    cv_.notify_all();
+  }
+  // Waits until every buffer submitted is written; errno of the first failed write, or 0.
+  int Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return jobs_.empty() && !busy_; });
+    return error_;
+  }
+
+ private:
+  struct Job {
+    uint8_t* buf;
+    int fd;
+    uint64_t at;
+    size_t size;
+  };
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      Job job = jobs_.front();
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      int error = WritePages(job.fd, job.buf, job.size, job.at) ? 0 : errno;
+      lock.lock();
+      busy_ = false;
+      if (error && !error_) error_ = error;
+      free_.push_back(job.buf);
+      cv_.notify_all();
+    }
+  }
+  struct FreeBuf {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::array<std::unique_ptr<uint8_t, FreeBuf>, kBuffers> buffers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<uint8_t*> free_;
+  std::deque<Job> jobs_;
+  bool busy_ = false, stop_ = false;
+  int error_ = 0;
+  std::thread thread_;
+};
+
 PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string label)
-    : dir_(dir), page_size_(page_size), label_(std::move(label)), file_(std::make_shared<File>()),
-      limit_(kSecondOrigin) {
-  file_->fd = OpenScratch(dir_, "pages", label_, &file_->linkable);
-  if (page_size_ >= 4096) SetDirect(file_->fd, true);
-  buf_.reset(static_cast<uint8_t*>(std::aligned_alloc(4096, size_t{kBufferPages} * page_size_)));
+    : dir_(dir), page_size_(page_size), label_(std::move(label)), limit_(kSecondOrigin),
+      writer_(std::make_unique<Writer>(size_t{kBufferPages} * page_size)) {
+  OwnFile();
+  int error = 0;
+  buf_ = writer_->Take(error);
 }
 
 PageSpill::PageSpill(PageSpill& first)
     : dir_(first.dir_), page_size_(first.page_size_), label_(first.label_), file_(first.file_),
-      origin_(first.origin_ + kSecondOrigin), limit_(kSecondOrigin) {
-  // A limit on file sizes (ulimit -f): a write past it would raise SIGXFSZ, so a file of its own.
+      origin_(first.origin_ + kSecondOrigin), limit_(kSecondOrigin),
+      writer_(std::make_unique<Writer>(size_t{kBufferPages} * page_size_)) {
+  int error = 0;
+  buf_ = writer_->Take(error);
+  // Whether the file can be that large: a limit on file sizes (ulimit -f; a write past it would
+  // raise SIGXFSZ), else a page written there (EFBIG where the file system cannot), then cut off
+  // again (the first spill has written nothing: nothing else is past its size).
   struct rlimit fsize {};
-  if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && fsize.rlim_cur < origin_ + limit_) {
-    OwnFile();
+  struct stat st {};
+  bool own = first.pages_ != 0 || fstat(file_->fd, &st) != 0 ||
+             (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+              fsize.rlim_cur < origin_ + limit_);
+  if (!own) {
+    std::memset(buf_, 0, page_size_);
+    own = !WritePages(file_->fd, buf_, page_size_, origin_) || ftruncate(file_->fd, st.st_size) != 0;
   }
-  buf_.reset(static_cast<uint8_t*>(std::aligned_alloc(4096, size_t{kBufferPages} * page_size_)));
+  if (own) OwnFile();
 }
 
-PageSpill::~PageSpill() = default;
+PageSpill::~PageSpill() = default;  // the writer finishes what it was given, then stops
 
 void PageSpill::OwnFile() {
   file_ = std::make_shared<File>();
@@ -261,30 +367,30 @@ uint32_t PageSpill::Add(const uint8_t* page) {
   if (pages_ == UINT32_MAX - 1 || uint64_t{pages_ + 1} * page_size_ > limit_) {
     Errorf("{}: database or disk is full (too many pages)", label_);
   }
-  std::memcpy(buf_.get() + size_t{buffered_} * page_size_, page, page_size_);
+  std::memcpy(buf_ + size_t{buffered_} * page_size_, page, page_size_);
   ++pages_;
-  if (++buffered_ == kBufferPages) Flush();
+  if (++buffered_ == kBufferPages) Submit();
   return pages_;
 }
 
-void PageSpill::Flush() {
-  if (buffered_ == 0) return;
-  const uint64_t at = (uint64_t{pages_} - buffered_) * page_size_;
-  const size_t size = size_t{buffered_} * page_size_;
-  auto write = [&] {
-    if (WriteAt(file_->fd, buf_.get(), size, origin_ + at)) return true;
-    // O_DIRECT refused (an alignment the device wants): through the page cache.
-    if (errno != EINVAL || !SetDirect(file_->fd, false)) return false;
-    return WriteAt(file_->fd, buf_.get(), size, origin_ + at);
-  };
-  if (!write()) {
-    // A shared file past what the file system holds (EFBIG; EINVAL for an offset it refuses): a
-    // file of this spill's own, decided at its first write.
-    if (origin_ == 0 || at != 0 || (errno != EFBIG && errno != EINVAL)) Fail("write");
-    OwnFile();
-    if (!write()) Fail("write");
-  }
+void PageSpill::Submit() {
+  writer_->Submit(buf_, file_->fd, origin_ + (uint64_t{pages_} - buffered_) * page_size_,
+                  size_t{buffered_} * page_size_);
   buffered_ = 0;
+  int error = 0;
+  buf_ = writer_->Take(error);
+  if (error) {
+    errno = error;
+    Fail("write");
+  }
+}
+
+void PageSpill::Flush() {
+  if (buffered_ > 0) Submit();
+  if (int error = writer_->Wait()) {
+    errno = error;
+    Fail("write");
+  }
 }
 
 uint32_t Placement::Page(uint64_t number) const {
@@ -323,7 +429,6 @@ void PageSpill::Placed(int fd, const Placement& at) {
   placed_ = true;
   file_.reset();  // the scratch file's room is freed once no spill holds it
   refs_.clear();
-  buf_.reset();
 }
 
 TreeWriter::TreeWriter(PageSpill& spill, uint8_t leaf_flag, uint8_t interior_flag)

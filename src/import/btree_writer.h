@@ -19,7 +19,6 @@
 #define SRC_IMPORT_BTREE_WRITER_H_
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -113,17 +112,23 @@ struct Placement {
 
 // The scratch file of pages (unlinked at once: nothing is left behind, whatever happens). Pages are
 // numbered from 1 in the order added; PlaceTrees() puts them into the database at a base page.
+// They are written in pieces of kBufferPages with O_DIRECT (page sizes of 4 KB and more, where the
+// file system takes it): no copy into the page cache, nothing left for the final fsync to write;
+// and by a thread of the spill's own, so that the device's time overlaps the work of the thread
+// that adds them (at most kBuffers pieces in flight). A write error is reported by the next Add()
+// or by PlaceTrees().
 class PageSpill {
  public:
   // dir: where the file goes (the database's directory: the file becomes the database, or is
   // copied into it, on one file system). label: the name errors give (the database being built).
   PageSpill(const std::string& dir, uint32_t page_size, std::string label);
-  // A second spill (written by another thread) in first's file, from byte kSecondOrigin on: the
-  // file is sparse until placed, when the gap is collapsed. Where the file system cannot hold a
-  // file that large, its pages go to a file of its own.
+  // A second spill (for another thread) in first's file, from byte kSecondOrigin on: the file is
+  // sparse until placed, when the gap is collapsed. Where the file system cannot hold a file that
+  // large (or first has pages already), its pages go to a file of its own.
   explicit PageSpill(PageSpill& first);
   static constexpr uint64_t kSecondOrigin = uint64_t{1} << 42;  // 4 TiB
-  static constexpr uint32_t kBufferPages = 64;  // written in pieces of this many pages
+  static constexpr uint32_t kBufferPages = 64;
+  static constexpr int kBuffers = 3;
   ~PageSpill();
   PageSpill(const PageSpill&) = delete;
   PageSpill& operator=(const PageSpill&) = delete;
@@ -144,8 +149,10 @@ class PageSpill {
     bool linkable = false;  // an O_TMPFILE
     ~File();
   };
+  class Writer;
   void OwnFile();  // a scratch file of this spill's own (pages from its start)
-  void Flush();
+  void Flush();    // the buffer to the writer; waits until every piece is written
+  void Submit();   // the buffer to the writer
   // Writes every page to fd at its place, then Placed().
   void CopyTo(int fd, const Placement& at);
   // The pages are at their places in fd (copied there, or this file became the database):
@@ -160,11 +167,9 @@ class PageSpill {
   uint64_t limit_;       // bytes from origin_ the pages may take
   uint32_t pages_ = 0;
   bool placed_ = false;
-  struct FreeBuf {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t, FreeBuf> buf_;  // pages added but not yet written (aligned for O_DIRECT)
-  uint32_t buffered_ = 0;                  // how many
+  std::unique_ptr<Writer> writer_;
+  uint8_t* buf_ = nullptr;  // pages added but not yet submitted (a buffer of the writer's)
+  uint32_t buffered_ = 0;   // how many
   std::vector<std::pair<uint32_t, uint32_t>> refs_;
 };
 
