@@ -128,7 +128,7 @@ class PageSpill {
   explicit PageSpill(PageSpill& first);
   static constexpr uint64_t kSecondOrigin = uint64_t{1} << 42;  // 4 TiB
   static constexpr uint32_t kBufferPages = 64;
-  static constexpr int kBuffers = 3;
+  static constexpr int kBuffers = 2;
   ~PageSpill();
   PageSpill(const PageSpill&) = delete;
   PageSpill& operator=(const PageSpill&) = delete;
