@@ -34,15 +34,32 @@ uint32_t Interner::Intern(std::string_view s) {
 }
 
 uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int depth) {
-  auto key = std::make_tuple(parent, name, cat);
-  auto it = map_.find(key);
-  if (it != map_.end()) return it->second;
-  nodes_.push_back({parent, name, cat, depth});
-  cpu_total_.push_back(0);
-  cpu_slices_.push_back(0);
-  uint32_t id = static_cast<uint32_t>(nodes_.size());
-  map_.emplace(key, id);
-  return id;
+  if (2 * (nodes_.size() + 1) > slots_.size()) Grow();  // at most half full
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = Hash(parent, name, cat) & mask;; i = (i + 1) & mask) {
+    uint32_t id = slots_[i];
+    if (id == 0) {
+      nodes_.push_back({parent, name, cat, depth});
+      cpu_total_.push_back(0);
+      cpu_slices_.push_back(0);
+      slots_[i] = static_cast<uint32_t>(nodes_.size());
+      return slots_[i];
+    }
+    const Node& n = nodes_[id - 1];
+    if (n.parent == parent && n.name == name && n.cat == cat) return id;
+  }
+}
+
+void StackInterner::Grow() {
+  std::vector<uint32_t> slots(std::max<size_t>(1024, slots_.size() * 2), 0);
+  const size_t mask = slots.size() - 1;
+  for (uint32_t id = 1; id <= nodes_.size(); ++id) {
+    const Node& n = nodes_[id - 1];
+    size_t i = Hash(n.parent, n.name, n.cat) & mask;
+    while (slots[i] != 0) i = (i + 1) & mask;
+    slots[i] = id;
+  }
+  slots_.swap(slots);
 }
 
 void StackInterner::Write(ImportPages& pages, const Interner& strings) const {

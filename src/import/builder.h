@@ -220,14 +220,14 @@ class StackInterner {
   void Write(ImportPages& pages, const Interner& strings) const;
 
  private:
-  struct KeyHash {
-    size_t operator()(const std::tuple<uint32_t, uint32_t, uint32_t>& k) const {
-      uint64_t h = (static_cast<uint64_t>(std::get<0>(k)) * 0x9E3779B97F4A7C15ull) ^
-                   (static_cast<uint64_t>(std::get<1>(k)) << 20) ^ std::get<2>(k);
-      return static_cast<size_t>(h ^ (h >> 29));
-    }
-  };
-  std::unordered_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t, KeyHash> map_;
+  // (parent, name, cat) -> id, open addressing with linear probing (a lookup per event: a node-based
+  // map's pointer chasing was a third of the nesting's time). Slot: an id, 0 = empty.
+  void Grow();
+  static uint64_t Hash(uint32_t parent, uint32_t name, uint32_t cat) {
+    uint64_t h = (uint64_t{parent} << 32 | name) * 0x9E3779B97F4A7C15ull ^ uint64_t{cat} * 0xC2B2AE3D27D4EB4Full;
+    return h ^ (h >> 31);
+  }
+  std::vector<uint32_t> slots_;
   std::vector<Node> nodes_;  // id = index + 1
   std::vector<int64_t> cpu_total_;   // by node: summed duration of host-thread slices
   std::vector<uint32_t> cpu_slices_;  // by node: their number (0: no host slice ends on this path)
