@@ -344,7 +344,8 @@ PageSpill::PageSpill(PageSpill& first)
               fsize.rlim_cur < origin_ + limit_);
   if (!own) {
     std::memset(buf_, 0, page_size_);
-    own = !WritePages(file_->fd, buf_, page_size_, origin_) || ftruncate(file_->fd, st.st_size) != 0;
+    own = !WritePages(file_->fd, buf_, page_size_, origin_);
+    if (!own && ftruncate(file_->fd, st.st_size) != 0) Fail("write");
   }
   if (own) OwnFile();
 }
@@ -606,9 +607,14 @@ bool ReplaceWith(int fd, const std::string& path) {
   const std::string proc = fmt::format("/proc/self/fd/{}", fd);
   bool linked = false;
   for (int attempt = 0; attempt < 2 && !linked; ++attempt) {
-    linked = linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
-             linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0;
-    if (!linked && errno == EEXIST) unlink(name.c_str());  // left by an import killed here
+    linked = linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
+    bool exists = !linked && errno == EEXIST;
+    if (!linked && !exists) {
+      linked = linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0;
+      exists = !linked && errno == EEXIST;
+    }
+    if (!exists) break;
+    unlink(name.c_str());  // left by an import killed here
   }
   if (!linked) return false;
   if (rename(name.c_str(), path.c_str()) != 0) {
@@ -737,6 +743,13 @@ bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
   Put32(header + 92, counter + 1);
   Put32(header + 96, static_cast<uint32_t>(sqlite3_libversion_number()));
   if (!WriteAt(fd, header, sizeof header, 0)) fail("write");
+  // Nothing past the last page (SQLite would read a longer file's size as its page count when the
+  // header's is not trusted).
+  struct stat placed {};
+  if (adopted && (fstat(fd, &placed) != 0 || (static_cast<uint64_t>(placed.st_size) > uint64_t{total} * page_size &&
+                                              ftruncate(fd, static_cast<off_t>(uint64_t{total} * page_size)) != 0))) {
+    fail("write");
+  }
   // The finished file under the database's name (or, where it cannot be linked, copied there).
   if (adopted && !ReplaceWith(fd, path)) {
     struct stat done {};

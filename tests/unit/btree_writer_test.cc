@@ -248,6 +248,21 @@ TEST_CASE("btree: tables and indexes of every depth read back through SQLite", "
   CHECK(files == 20);
 }
 
+TEST_CASE("btree: a name left by an import killed while placing does not stop the next", "[btree]") {
+  TempDir dir("tq_btree_stale");
+  if (!CanAdopt(dir.path.string())) {
+    WARN("temporary directory is not ext4/XFS with O_TMPFILE: not tested");
+    return;
+  }
+  std::string path = dir / "t.db";
+  CreateEmpty(path, 4096);
+  dir.Write("t.db-pages", "stale");  // the name the spills' file is linked under before the rename
+  std::vector<Row> rows = MakeRows(3000, 8, 100);
+  CHECK(Write(dir.path.string(), path, 4096, rows));
+  CHECK(!std::filesystem::exists(dir / "t.db-pages"));
+  Check(path, rows);
+}
+
 TEST_CASE("btree: no page goes where SQLite's lock byte is", "[btree]") {
   // The lock page is at 1 GB; SQLite's test control moves it to 64 KB (page 129 of 512 bytes, 17 of
   // 4096), so that a few MB of pages cross it: the spill is copied in two pieces around it (or a
