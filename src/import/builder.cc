@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -459,24 +460,16 @@ void TraceBuilder::Finish() {
     t.open_begins.clear();
   }
   // Steps read only the events and their categories: they are assigned on a second thread while
-  // this one nests the slices.
-  std::exception_ptr steps_error;
-  std::thread steps([&] {
-    try {
-      AssignSteps();
-    } catch (...) {
-      steps_error = std::current_exception();
-    }
+  // the slices are nested.
+  // The flow points' order by (cat, id, ts) does not depend on the nesting either.
+  std::vector<uint32_t> flow_order;
+  Beside steps([&] {
+    AssignSteps();
+    flow_order = FlowPointOrder();
   });
-  try {
-    ComputeNesting();
-  } catch (...) {
-    steps.join();
-    throw;
-  }
-  steps.join();
-  if (steps_error) std::rethrow_exception(steps_error);
-  BindFlows();
+  ComputeNesting();
+  steps.Join();
+  BindFlows(flow_order);
   // The per-track slice order served nesting and flow binding only: free it before Write().
   std::vector<uint32_t>().swap(sorted_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(thread_slices_);
@@ -564,6 +557,11 @@ void TraceBuilder::ComputeNesting() {
     if (e.ts != kNullTs && e.dur != kNullTs && e.dur >= 0) sorted_[fill[e.thread]++] = i;
   }
   thread_slices_.resize(threads_.size());
+  for (size_t t = 0; t < threads_.size(); ++t) thread_slices_[t] = {slice_count[t], slice_count[t + 1]};
+
+  // The tracks are independent: two threads take them in turn, each sorting a track's slices and
+  // walking them with a stack (parent, depth, enclosing op). The call paths are interned after,
+  // on one thread, in the order one thread would have met them (ids stay the same).
   struct SliceKey {
     int64_t ts, neg_dur;  // dur >= 0 here: no overflow
     uint32_t index;
@@ -571,68 +569,93 @@ void TraceBuilder::ComputeNesting() {
       return ts != o.ts ? ts < o.ts : neg_dur != o.neg_dur ? neg_dur < o.neg_dur : index < o.index;
     }
   };
-  std::vector<SliceKey> keys;
-  std::vector<uint32_t> stack;
-  int64_t overlaps = 0;
-  for (size_t t = 0; t < threads_.size(); ++t) {
-    uint32_t b = slice_count[t], en = slice_count[t + 1];
-    thread_slices_[t] = {b, en};
-    // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching into
-    // events_ for each comparison cost more than the rest of the nesting.
-    keys.resize(en - b);
-    for (uint32_t k = b; k < en; ++k) {
-      const EventRec& a = events_[sorted_[k]];
-      keys[k - b] = {a.ts, -a.dur, sorted_[k]};
-    }
-    std::sort(keys.begin(), keys.end());
-    for (uint32_t k = b; k < en; ++k) sorted_[k] = keys[k - b].index;
-    stack.clear();
-    for (uint32_t k = b; k < en; ++k) {
-      uint32_t cur = sorted_[k];
-      const EventRec& c = events_[cur];
-      int64_t c_end = c.ts + c.dur;
-      bool overlapped = false;
-      while (!stack.empty()) {
-        const EventRec& p = events_[stack.back()];
-        int64_t p_end = p.ts + p.dur;
-        if (p.ts <= c.ts && c_end <= p_end && (c.ts < p_end || p.dur == 0)) break;
-        if (c.ts < p_end) overlapped = true;
-        stack.pop_back();
+  std::atomic<size_t> next_track{0};
+  std::atomic<int64_t> overlaps{0};
+  auto nest_tracks = [&] {
+    std::vector<SliceKey> keys;
+    std::vector<uint32_t> stack;
+    int64_t overlapped_here = 0;
+    for (size_t t; (t = next_track.fetch_add(1)) < threads_.size();) {
+      auto [b, en] = thread_slices_[t];
+      // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching
+      // into events_ for each comparison cost more than the rest of the nesting.
+      keys.resize(en - b);
+      for (uint32_t k = b; k < en; ++k) {
+        const EventRec& a = events_[sorted_[k]];
+        keys[k - b] = {a.ts, -a.dur, sorted_[k]};
       }
-      if (overlapped) ++overlaps;
-      uint32_t parent_stack = 0;
-      uint32_t parent_op = 0, parent_top = 0;
-      if (!stack.empty()) {
-        parent_[cur] = stack.back() + 1;
-        parent_stack = stack_[stack.back()];
-        parent_op = op_[stack.back()];
-        parent_top = top_op_[stack.back()];
+      std::sort(keys.begin(), keys.end());
+      for (uint32_t k = b; k < en; ++k) sorted_[k] = keys[k - b].index;
+      stack.clear();
+      for (uint32_t k = b; k < en; ++k) {
+        uint32_t cur = sorted_[k];
+        const EventRec& c = events_[cur];
+        int64_t c_end = c.ts + c.dur;
+        bool overlapped = false;
+        while (!stack.empty()) {
+          const EventRec& p = events_[stack.back()];
+          int64_t p_end = p.ts + p.dur;
+          if (p.ts <= c.ts && c_end <= p_end && (c.ts < p_end || p.dur == 0)) break;
+          if (c.ts < p_end) overlapped = true;
+          stack.pop_back();
+        }
+        if (overlapped) ++overlapped_here;
+        uint32_t parent_op = 0, parent_top = 0;
+        if (!stack.empty()) {
+          parent_[cur] = stack.back() + 1;
+          parent_op = op_[stack.back()];
+          parent_top = top_op_[stack.back()];
+        }
+        bool is_op = IsCpuOp(c);
+        op_[cur] = is_op ? cur + 1 : parent_op;
+        top_op_[cur] = parent_top ? parent_top : (is_op ? cur + 1 : 0);
+        depth_[cur] = static_cast<int32_t>(stack.size());
+        stack.push_back(cur);
       }
-      bool is_op = IsCpuOp(c);
-      op_[cur] = is_op ? cur + 1 : parent_op;
-      top_op_[cur] = parent_top ? parent_top : (is_op ? cur + 1 : 0);
-      depth_[cur] = static_cast<int32_t>(stack.size());
-      stack_[cur] = stacks_.Intern(parent_stack, c.name, c.cat, depth_[cur]);
-      stack.push_back(cur);
     }
+    overlaps += overlapped_here;
+  };
+  {
+    Beside helper(nest_tracks);
+    nest_tracks();
+    helper.Join();
   }
-  if (overlaps) stats_.Add(StatId::overlapping_slices, overlaps);
-  // Instants and other non-slice events: parent = innermost slice containing ts.
-  for (uint32_t i = 0; i < n; ++i) {
+  if (overlaps > 0) stats_.Add(StatId::overlapping_slices, overlaps);
+  auto intern = [&](uint32_t i) {
     const EventRec& e = events_[i];
-    if (e.ts == kNullTs || (e.dur != kNullTs && e.dur >= 0)) continue;
-    int64_t p = Enclosing(e.thread, e.ts, nullptr);
-    uint32_t parent_stack = 0;
-    if (p >= 0) {
-      parent_[i] = static_cast<uint32_t>(p) + 1;
-      parent_stack = stack_[p];
-      depth_[i] = depth_[p] + 1;
-      op_[i] = op_[p];
-      top_op_[i] = top_op_[p];
-    } else {
-      depth_[i] = 0;
+    stack_[i] = stacks_.Intern(parent_[i] ? stack_[parent_[i] - 1] : 0, e.name, e.cat, depth_[i]);
+  };
+  for (size_t t = 0; t < threads_.size(); ++t) {
+    for (uint32_t k = thread_slices_[t].first; k < thread_slices_[t].second; ++k) intern(sorted_[k]);  // parents first
+  }
+  // Instants and other non-slice events: parent = innermost slice containing ts (each half of
+  // them on one thread), then their paths interned in event order.
+  auto is_instant = [&](uint32_t i) {
+    const EventRec& e = events_[i];
+    return e.ts != kNullTs && (e.dur == kNullTs || e.dur < 0);
+  };
+  auto enclose = [&](uint32_t from, uint32_t to) {
+    for (uint32_t i = from; i < to; ++i) {
+      if (!is_instant(i)) continue;
+      int64_t p = Enclosing(events_[i].thread, events_[i].ts, nullptr);
+      if (p >= 0) {
+        parent_[i] = static_cast<uint32_t>(p) + 1;
+        depth_[i] = depth_[p] + 1;
+        op_[i] = op_[p];
+        top_op_[i] = top_op_[p];
+      } else {
+        depth_[i] = 0;
+      }
     }
-    stack_[i] = stacks_.Intern(parent_stack, e.name, e.cat, depth_[i]);
+  };
+  {
+    const uint32_t half = static_cast<uint32_t>(n / 2);
+    Beside helper([&] { enclose(half, static_cast<uint32_t>(n)); });
+    enclose(0, half);
+    helper.Join();
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (is_instant(i)) intern(i);
   }
 }
 
@@ -680,7 +703,7 @@ int64_t TraceBuilder::NextSlice(uint32_t thread, int64_t t) const {
   return *it;
 }
 
-void TraceBuilder::BindFlows() {
+std::vector<uint32_t> TraceBuilder::FlowPointOrder() const {
   std::vector<uint32_t> order(flow_points_.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   auto id_less = [](const IdValue& a, const IdValue& b) {
@@ -695,18 +718,34 @@ void TraceBuilder::BindFlows() {
     if (a.ts != b.ts) return a.ts < b.ts;
     return a.order < b.order;
   });
+  return order;
+}
+
+void TraceBuilder::BindFlows(const std::vector<uint32_t>& order) {
+  // Each point's event (half of them on a second thread: the searches only read).
   std::vector<int64_t> bound(flow_points_.size(), -1);
-  for (uint32_t i = 0; i < flow_points_.size(); ++i) {
-    const FlowPoint& p = flow_points_[i];
-    if (p.ts == kNullTs) continue;
-    bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
-    if (p.ph == 'f' && !p.bp_enclosing) {
-      bound[i] = NextSlice(p.thread, p.ts);
-    } else {
-      bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
+  std::array<int64_t, 2> starts_unbound{}, ends_unbound{};
+  auto bind = [&](uint32_t from, uint32_t to, int part) {
+    for (uint32_t i = from; i < to; ++i) {
+      const FlowPoint& p = flow_points_[i];
+      if (p.ts == kNullTs) continue;
+      bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
+      if (p.ph == 'f' && !p.bp_enclosing) {
+        bound[i] = NextSlice(p.thread, p.ts);
+      } else {
+        bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
+      }
+      if (bound[i] < 0) ++(p.ph == 's' ? starts_unbound : ends_unbound)[part];
     }
-    if (bound[i] < 0) stats_.Add(p.ph == 's' ? StatId::flow_starts_unbound : StatId::flow_ends_unbound);
+  };
+  {
+    const auto count = static_cast<uint32_t>(flow_points_.size());
+    Beside helper([&] { bind(count / 2, count, 1); });
+    bind(0, count / 2, 0);
+    helper.Join();
   }
+  if (int64_t k = starts_unbound[0] + starts_unbound[1]) stats_.Add(StatId::flow_starts_unbound, k);
+  if (int64_t k = ends_unbound[0] + ends_unbound[1]) stats_.Add(StatId::flow_ends_unbound, k);
   flow_rows_.clear();
   for (size_t g = 0; g < order.size();) {
     size_t h = g;

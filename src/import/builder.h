@@ -372,7 +372,9 @@ class TraceBuilder {
   void ComputeNesting();
   void AssignSteps();
   bool IsCpuOp(const EventRec& e) const;
-  void BindFlows();
+  // Flow point indices by (cat, id, ts, file order): the order BindFlows() pairs them in.
+  std::vector<uint32_t> FlowPointOrder() const;
+  void BindFlows(const std::vector<uint32_t>& order);
   int64_t Enclosing(uint32_t thread, int64_t t, const IdValue* correlation) const;
   int64_t NextSlice(uint32_t thread, int64_t t) const;
   bool Contains(uint32_t ev, int64_t t) const;
