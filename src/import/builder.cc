@@ -839,7 +839,7 @@ ImportPages::ImportPages(Db& db, const std::string& dir, const std::string& db_l
   while (s.Step()) columns += (columns.empty() ? "" : ", ") + s.ColumnText(0);
   if (columns != kColumns) Errorf("internal error: the events table's columns are not those its records are written for");
   tables.push_back(std::make_unique<btree::PagedTable>(db, "memory_args", spill, runs));
-  tables.push_back(std::make_unique<btree::PagedTable>(db, "flows", aux_spill, aux_runs));
+  tables.push_back(std::make_unique<btree::PagedTable>(db, "flows", spill, runs));
   tables.push_back(std::make_unique<btree::PagedTable>(db, "stacks", aux_spill, aux_runs));
   for (const char* t : computed.Tables()) tables.push_back(std::make_unique<btree::PagedTable>(db, t, aux_spill, aux_runs));
 }
@@ -852,7 +852,7 @@ btree::PagedTable& ImportPages::Table(std::string_view name) {
 }
 
 void ImportPages::FlushAux() {
-  for (size_t k = 1; k < tables.size(); ++k) tables[k]->FlushRuns();
+  for (size_t k = kMainTables; k < tables.size(); ++k) tables[k]->FlushRuns();
 }
 
 // The events' index keys, 128 bits each compared as (hi, lo): events_thread_ts (thread_id, ts, id)
@@ -956,10 +956,10 @@ void ImportPages::Place(Db& db, const std::string& path, const std::function<voi
   std::vector<std::pair<btree::TreeWriter*, uint32_t>> aux_trees;
   Beside aux([&] {
     aux_first();
-    for (size_t k = 1; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
+    for (size_t k = kMainTables; k < tables.size(); ++k) tables[k]->Finish(aux_trees);
   });
   WriteIndexEntries();
-  tables[0]->Finish(trees);
+  for (size_t k = 0; k < kMainTables; ++k) tables[k]->Finish(trees);
   aux.Join();
   trees.insert(trees.end(), aux_trees.begin(), aux_trees.end());
   int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
@@ -1066,12 +1066,12 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
     }
   }
   auto id_of = [&](uint32_t index_plus_1) { return event_base + new_id[index_plus_1 - 1]; };
-  // The flows and the computed analysis tables are made into pages on a second thread (their own
-  // spill files) while this one makes the events'. The computed tables are made from the builder's
-  // arrays (they need only the launch and fwdbwd flows of the flow points, taken here). Both
-  // threads read the builder; the second one writes only the flow points (freed once the flows
-  // are written), stats_'s views_by_sql and gpu_op_names, which this one does not touch until the
-  // join.
+  // The computed analysis tables are made into pages on a second thread (their own spill) while
+  // this one makes the flows' and the events'. The computed tables are made from the builder's
+  // arrays (they need only the launch and fwdbwd flows of the flow points, taken here: this thread
+  // frees the flow points once the flows are written). Both threads read the builder; the second
+  // one writes only stats_'s views_by_sql and gpu_op_names, which this one does not touch until
+  // the join.
   std::vector<std::pair<uint32_t, uint32_t>> launch_flows = LaunchFlows();
   bool has_fwdbwd = false;
   std::vector<std::pair<uint32_t, uint32_t>> fwdbwd = FwdBwdFlows(&has_fwdbwd);
@@ -1087,9 +1087,6 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
   ids.has_fwdbwd = has_fwdbwd;
   int64_t flow_base = pages.Table("flows").last_rowid();
   Beside aux([&] {
-    counts.flows = WriteFlows(pages, ids, flow_base);
-    std::vector<FlowPoint>().swap(flow_points_);
-    std::vector<FlowRow>().swap(flow_rows_);
     if (computed.any()) counts.sql_tables = WriteComputed(pages, ids);
     pages.FlushAux();
   });
@@ -1278,6 +1275,13 @@ WriteCounts TraceBuilder::Write(Db& db, ImportPages& pages, int64_t trace_id, co
       full.Close();
     });
     try {
+      // The flows first (the computed tables, made meanwhile on the computing thread, take longer
+      // than the events' records: this balances the two), their arrays freed before the events'
+      // records are made.
+      counts.flows = WriteFlows(pages, ids, flow_base);
+      pages.Table("flows").FlushRuns();
+      std::vector<FlowPoint>().swap(flow_points_);
+      std::vector<FlowRow>().swap(flow_rows_);
       std::unique_ptr<Block> block;
       btree::Record rec;
       auto id_value = [&](const IdValue& v) -> btree::Record& {

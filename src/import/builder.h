@@ -317,13 +317,16 @@ struct ImportPages {
   void Place(Db& db, const std::string& path, const std::function<void()>& aux_first,
              const std::function<Db()>& reopen);
 
-  btree::PageSpill spill;      // the importing thread's: events, their indexes, memory_args
-  btree::PageSpill aux_spill;  // the computing thread's: flows, computed tables, stacks
+  btree::PageSpill spill;      // the importing thread's: events, their indexes, memory_args, flows
+  btree::PageSpill aux_spill;  // the computing thread's: computed tables, stacks
   btree::RunSpill runs, aux_runs;
   btree::TableWriter events{spill};
   btree::IndexWriter thread_ts{spill};          // events_thread_ts: (thread_id, ts, id)
   btree::IndexWriter trace_correlation{spill};  // events_trace_correlation: (trace_id, correlation, id)
-  std::vector<std::unique_ptr<btree::PagedTable>> tables;  // memory_args first, then the aux ones
+  // memory_args and flows (the importing thread's: its spill and runs), then the computing
+  // thread's.
+  std::vector<std::unique_ptr<btree::PagedTable>> tables;
+  static constexpr size_t kMainTables = 2;
 
  private:
   struct Key {  // compared as (hi, lo)
