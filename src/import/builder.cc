@@ -352,11 +352,11 @@ void TraceBuilder::HandleMetadata(RawEvent& e) {
 
 void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   std::string_view ph = e.ph;
-  if (ph == "M") {
+  if (Eq(ph, "M")) {
     HandleMetadata(e);
     return;
   }
-  if (ph == "s" || ph == "t" || ph == "f") {
+  if (Eq(ph, "s") || Eq(ph, "t") || Eq(ph, "f")) {
     stats_.Add(StatId::flow_points);
     if (!e.has_id) {
       stats_.Add(StatId::flows_without_id);
@@ -376,7 +376,7 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   }
   uint32_t thread = ThreadFor(e.pid, e.tid);
   ThreadRec& t = threads_[thread];
-  if (ph == "E") {
+  if (Eq(ph, "E")) {
     if (!t.open_begins.empty()) {
       uint32_t b = t.open_begins.back();
       t.open_begins.pop_back();
@@ -414,11 +414,11 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   for (int k = 0; k < kPromotedCount; ++k) {
     if (e.mask & (1u << k)) pool_.push_back(e.promoted[k]);
   }
-  if (ph == "X") {
+  if (Eq(ph, "X")) {
     if (r.dur == kNullTs) stats_.Add(StatId::slices_without_dur);
-  } else if (ph == "B") {
+  } else if (Eq(ph, "B")) {
     t.open_begins.push_back(static_cast<uint32_t>(events_.size()));
-  } else if (ph != "i" && ph != "I" && ph != "C") {
+  } else if (!Eq(ph, "i") && !Eq(ph, "I") && !Eq(ph, "C")) {
     stats_.Add(ph.empty() ? StatId::missing_phase : StatId::unknown_phases);
   }
   if (r.ts == kNullTs) stats_.Add(StatId::events_without_ts);
@@ -427,7 +427,7 @@ void TraceBuilder::AddEvent(RawEvent& e, int64_t /*json_offset*/) {
   if (r.cat >= cat_class_.size()) cat_class_.resize(strings_.size() + 64, 0);
   uint8_t cls;
   if (r.cat == 0) {
-    cls = e.name == "[memory]" ? kClassCpu : kClassOther;  // 2021 [memory] instants have no cat
+    cls = Eq(e.name, "[memory]") ? kClassCpu : kClassOther;  // 2021 [memory] instants have no cat
   } else {
     uint8_t& cached = cat_class_[r.cat];
     if (cached == 0) cached = ClassifyCat(strings_.Get(r.cat));

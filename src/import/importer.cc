@@ -304,36 +304,36 @@ ParsedId ReadId(simdjson::ondemand::value v, TextArena& arena, StatLog& log, std
 int PromotedIndex(std::string_view key) {
   switch (key.size()) {
     case 4:
-      if (key == "Addr") return kAddr;
+      if (Eq(key, "Addr")) return kAddr;
       break;
     case 5:
-      if (key == "Bytes") return kBytes;
+      if (Eq(key, "Bytes")) return kBytes;
       break;
     case 6:
-      if (key == "device") return kDevice;
-      if (key == "stream") return kStream;
+      if (Eq(key, "device")) return kDevice;
+      if (Eq(key, "stream")) return kStream;
       break;
     case 9:
-      if (key == "Python id") return kPythonId;
-      if (key == "Device Id") return kDeviceId;
+      if (Eq(key, "Python id")) return kPythonId;
+      if (Eq(key, "Device Id")) return kDeviceId;
       break;
     case 11:
-      if (key == "External id" || key == "external id") return kExternalId;
-      if (key == "correlation") return kCorrelation;
-      if (key == "Device Type") return kDeviceType;
+      if (Eq(key, "External id") || Eq(key, "external id")) return kExternalId;
+      if (Eq(key, "correlation")) return kCorrelation;
+      if (Eq(key, "Device Type")) return kDeviceType;
       break;
     case 14:
-      if (key == "Total Reserved") return kTotalReserved;
+      if (Eq(key, "Total Reserved")) return kTotalReserved;
       break;
     case 13:
-      if (key == "Fwd thread id") return kFwdThreadId;
+      if (Eq(key, "Fwd thread id")) return kFwdThreadId;
       break;
     case 15:
-      if (key == "Sequence number") return kSeqNum;
-      if (key == "Total Allocated") return kTotalAllocated;
+      if (Eq(key, "Sequence number")) return kSeqNum;
+      if (Eq(key, "Total Allocated")) return kTotalAllocated;
       break;
     case 16:
-      if (key == "Python parent id") return kPythonParentId;
+      if (Eq(key, "Python parent id")) return kPythonParentId;
       break;
     default:
       break;
@@ -351,8 +351,8 @@ class ArgsReader {
   static constexpr int kTypesSlot = kPromotedCount;
   static int SlotOf(std::string_view key) {
     if (key.size() == 10) {
-      if (key == "Input Dims" || key == "Input dims") return kInputShape;
-      if (key == "Input type") return kTypesSlot;
+      if (Eq(key, "Input Dims") || Eq(key, "Input dims")) return kInputShape;
+      if (Eq(key, "Input type")) return kTypesSlot;
     }
     return PromotedIndex(key);
   }
@@ -383,8 +383,8 @@ class ArgsReader {
       simdjson::ondemand::value v = field.value();
       auto t = TypeOf(v);
       int slot = SlotOf(key);
-      bool is_meta_name = key == "name" || key == "labels";
-      bool is_sort = key == "sort_index";
+      bool is_meta_name = Eq(key, "name") || Eq(key, "labels");
+      bool is_sort = Eq(key, "sort_index");
       bool have_int = false, neg_zero = false;
       int64_t iv = 0;
       if (t == json_type::number) {
@@ -716,27 +716,27 @@ class EventParser {
       simdjson::ondemand::value v = field.value();
       switch (key.size()) {
         case 2:
-          if (key == "ph") {
+          if (Eq(key, "ph")) {
             once(1u << 0);
             e.ph = ReadText(v);
             continue;
           }
-          if (key == "ts") {
+          if (Eq(key, "ts")) {
             once(1u << 1);
             e.ts = ReadTime(v, log);
             continue;
           }
-          if (key == "id") {
+          if (Eq(key, "id")) {
             once(1u << 2);
             e.has_id = true;
             e.id = ReadId(v, arena, log, text_);
             continue;
           }
-          if (key == "bp") {
+          if (Eq(key, "bp")) {
             once(1u << 3);
             if (TypeOf(v) == json_type::string) {
               std::string_view bp = v.get_string();
-              e.bp_enclosing = bp == "e";
+              e.bp_enclosing = Eq(bp, "e");
             } else {
               log.Add(StatId::wrong_types);
               SkipValue(v, log);
@@ -746,7 +746,7 @@ class EventParser {
           }
           break;
         case 3:
-          if (key == "cat") {
+          if (Eq(key, "cat")) {
             once(1u << 4);
             if (v.is_null()) {
               e.has_cat = false;
@@ -756,29 +756,29 @@ class EventParser {
             e.has_cat = true;
             continue;
           }
-          if (key == "pid") {
+          if (Eq(key, "pid")) {
             once(1u << 5);
             e.pid = ReadId(v, arena, log, text_);
             continue;
           }
-          if (key == "tid") {
+          if (Eq(key, "tid")) {
             once(1u << 6);
             e.tid = ReadId(v, arena, log, text_);
             continue;
           }
-          if (key == "dur") {
+          if (Eq(key, "dur")) {
             once(1u << 7);
             e.dur = ReadTime(v, log);
             continue;
           }
           break;
         case 4:
-          if (key == "name") {
+          if (Eq(key, "name")) {
             once(1u << 8);
             e.name = ReadText(v);
             continue;
           }
-          if (key == "args") {
+          if (Eq(key, "args")) {
             once(1u << 9);
             auto t = TypeOf(v);
             if (t == json_type::object) {
@@ -801,7 +801,7 @@ class EventParser {
           }
           break;
         case 1:
-          if (key == "s") {
+          if (Eq(key, "s")) {
             once(1u << 10);
             SkipValue(v, log);
             continue;
@@ -825,7 +825,7 @@ class EventParser {
       log.Add(StatId::bad_timestamps);
     }
     if (args_read) {
-      bool stored = e.ph != "E" && e.ph != "M";
+      bool stored = !Eq(e.ph, "E") && !Eq(e.ph, "M");
       args_reader_.Finish(e, stored, stored && IsMemoryInstant(e.ph, e.name), arena);
     }
     e.promo = static_cast<uint32_t>(out_->promoted.size());
