@@ -628,30 +628,33 @@ void TraceBuilder::ComputeNesting() {
   for (size_t t = 0; t < threads_.size(); ++t) {
     for (uint32_t k = thread_slices_[t].first; k < thread_slices_[t].second; ++k) intern(sorted_[k]);  // parents first
   }
-  // Instants and other non-slice events: parent = innermost slice containing ts (each half of
-  // them on one thread), then their paths interned in event order.
+  // Instants and other non-slice events: parent = innermost slice containing ts (two threads
+  // taking chunks of events in turn), then their paths interned in event order.
   auto is_instant = [&](uint32_t i) {
     const EventRec& e = events_[i];
     return e.ts != kNullTs && (e.dur == kNullTs || e.dur < 0);
   };
-  auto enclose = [&](uint32_t from, uint32_t to) {
-    for (uint32_t i = from; i < to; ++i) {
-      if (!is_instant(i)) continue;
-      int64_t p = Enclosing(events_[i].thread, events_[i].ts, nullptr);
-      if (p >= 0) {
-        parent_[i] = static_cast<uint32_t>(p) + 1;
-        depth_[i] = depth_[p] + 1;
-        op_[i] = op_[p];
-        top_op_[i] = top_op_[p];
-      } else {
-        depth_[i] = 0;
+  std::atomic<uint32_t> next_chunk{0};
+  constexpr uint32_t kChunk = 1 << 14;
+  auto enclose = [&] {
+    for (uint32_t c; (c = next_chunk.fetch_add(1)) * uint64_t{kChunk} < n;) {
+      for (uint32_t i = c * kChunk, to = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{i} + kChunk)); i < to; ++i) {
+        if (!is_instant(i)) continue;
+        int64_t p = Enclosing(events_[i].thread, events_[i].ts, nullptr);
+        if (p >= 0) {
+          parent_[i] = static_cast<uint32_t>(p) + 1;
+          depth_[i] = depth_[p] + 1;
+          op_[i] = op_[p];
+          top_op_[i] = top_op_[p];
+        } else {
+          depth_[i] = 0;
+        }
       }
     }
   };
   {
-    const uint32_t half = static_cast<uint32_t>(n / 2);
-    Beside helper([&] { enclose(half, static_cast<uint32_t>(n)); });
-    enclose(0, half);
+    Beside helper(enclose);
+    enclose();
     helper.Join();
   }
   for (uint32_t i = 0; i < n; ++i) {
@@ -722,26 +725,30 @@ std::vector<uint32_t> TraceBuilder::FlowPointOrder() const {
 }
 
 void TraceBuilder::BindFlows(const std::vector<uint32_t>& order) {
-  // Each point's event (half of them on a second thread: the searches only read).
+  // Each point's event (two threads taking chunks of points in turn: the searches only read).
   std::vector<int64_t> bound(flow_points_.size(), -1);
   std::array<int64_t, 2> starts_unbound{}, ends_unbound{};
-  auto bind = [&](uint32_t from, uint32_t to, int part) {
-    for (uint32_t i = from; i < to; ++i) {
-      const FlowPoint& p = flow_points_[i];
-      if (p.ts == kNullTs) continue;
-      bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
-      if (p.ph == 'f' && !p.bp_enclosing) {
-        bound[i] = NextSlice(p.thread, p.ts);
-      } else {
-        bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
+  const size_t count = flow_points_.size();
+  std::atomic<size_t> next_chunk{0};
+  constexpr size_t kChunk = 1 << 13;
+  auto bind = [&](int part) {
+    for (size_t c; (c = next_chunk.fetch_add(1)) * kChunk < count;) {
+      for (size_t i = c * kChunk, to = std::min(count, i + kChunk); i < to; ++i) {
+        const FlowPoint& p = flow_points_[i];
+        if (p.ts == kNullTs) continue;
+        bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
+        if (p.ph == 'f' && !p.bp_enclosing) {
+          bound[i] = NextSlice(p.thread, p.ts);
+        } else {
+          bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
+        }
+        if (bound[i] < 0) ++(p.ph == 's' ? starts_unbound : ends_unbound)[part];
       }
-      if (bound[i] < 0) ++(p.ph == 's' ? starts_unbound : ends_unbound)[part];
     }
   };
   {
-    const auto count = static_cast<uint32_t>(flow_points_.size());
-    Beside helper([&] { bind(count / 2, count, 1); });
-    bind(0, count / 2, 0);
+    Beside helper([&] { bind(1); });
+    bind(0);
     helper.Join();
   }
   if (int64_t k = starts_unbound[0] + starts_unbound[1]) stats_.Add(StatId::flow_starts_unbound, k);
