@@ -459,9 +459,8 @@ void TraceBuilder::Finish() {
     if (!t.open_begins.empty()) stats_.Add(StatId::unmatched_begin, static_cast<int64_t>(t.open_begins.size()));
     t.open_begins.clear();
   }
-  // Steps read only the events and their categories: they are assigned on a second thread while
-  // the slices are nested.
-  // The flow points' order by (cat, id, ts) does not depend on the nesting either.
+  // The steps (they read only the events and their categories) and the flow points' order by
+  // (cat, id, ts) do not depend on the nesting: made on another thread meanwhile.
   std::vector<uint32_t> flow_order;
   Beside steps([&] {
     AssignSteps();
