@@ -1,6 +1,9 @@
 -- steps: one row per ProfilerStep#N annotation on the host, with the GPU extent of the ops launched
 -- inside it (first GPU start, last GPU end; NULL when it launched nothing).
+-- The importer computes its rows (src/import/analysis.cc, beside op_kernel_links'); this SELECT is
+-- their definition, the tests compare the two, and it fills the table for traces left to the SQL.
 -- @materialize
+-- @computed
 CREATE VIEW steps AS
 SELECT
   e.trace_id,

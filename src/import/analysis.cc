@@ -1,8 +1,8 @@
 // The analysis tables the importer fills itself (sql/views/*.sql files marked "-- @computed"):
-// gpu_op_names, op_kernel_links, stream_idle_gaps, idle_gaps, and autograd_pairs for traces linked
-// by fwdbwd flows. Their SQL is the definition: the rows written here are the rows that SELECT
-// returns (tests/tools/verify_views.py checks it on every real trace; --no-materialize keeps the
-// SQL as views where it can). Computing them from the builder's arrays, while they are in memory,
+// gpu_op_names, memory_devices, op_kernel_links, steps, gpu_segments, stream_idle_gaps, idle_gaps,
+// and autograd_pairs for traces linked by fwdbwd flows. Their SQL is the definition: the rows
+// written here are the rows that SELECT returns (tests/tools/verify_views.py checks it on every real
+// trace; --no-materialize keeps the SQL as views where it can). Computing them from the builder's arrays, while they are in memory,
 // replaces window sorts and ~400k correlated subqueries over the finished tables (1.7 of the 7.5 s
 // of a 500 MB import).
 //
@@ -10,10 +10,12 @@
 // with a time or duration beyond +-2^61 ns (year 2043) is left to the SQL (ComputedViews::sql_traces),
 // and so are autograd_pairs of traces linked by Sequence number.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -40,7 +42,7 @@ std::vector<const char*> ComputedTables::Tables() const {
   std::vector<const char*> names;
   for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"},
                            {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
-                           {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}}) {
+                           {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}, {steps, "steps"}}) {
     if (on) names.push_back(table);
   }
   return names;
@@ -248,6 +250,13 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
     if (a == kNull || b == kNull) return a == kNull && b != kNull;
     return a < b;
   };
+  // steps: per step, over its op_kernel_links rows (the view's GROUP BY trace_id, step), the first
+  // GPU start, the last GPU end and their number.
+  struct StepGpu {
+    int64_t first = kNull, last_end = kNull, ops = 0;
+  };
+  std::unordered_map<int64_t, StepGpu> step_gpu;
+  if (w.steps && !w.op_kernel_links) to_sql.push_back("steps");  // it reads op_kernel_links' rows
   if (w.op_kernel_links) {
     // queue: per (device, stream), the GPU ops launched and not yet started, this one included, just
     // after its launch call starts. A sweep over the changes (+1 at the launch start, -1 at the GPU
@@ -305,6 +314,43 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       }
       out.Int(o.name_id).Opt(queue[k]);
       out.EndRow();
+      if (w.steps && step != kNull) {
+        StepGpu& g = step_gpu[step];
+        ++g.ops;
+        if (o.ts != kNull && (g.first == kNull || o.ts < g.first)) g.first = o.ts;
+        if (int64_t end = Add(o.ts, o.dur); end != kNull && (g.last_end == kNull || end > g.last_end)) g.last_end = end;
+      }
+    }
+    if (w.steps) {
+      // The host annotations the view selects (event_ranges kind user_annotation or other, name
+      // LIKE 'ProfilerStep#%': ASCII case ignored, cat user_annotation or Operator, a step), in id
+      // order.
+      auto is_step = [&](uint32_t i) {
+        const EventRec& e = events_[i];
+        if ((e.kind != kKindUserAnnotation && e.kind != kKindOther) || step_[i] == kNull || e.cat == 0) return false;
+        std::string_view cat = strings_.Get(e.cat), name = strings_.Get(e.name);
+        constexpr std::string_view kPrefix = "profilerstep#";
+        if ((cat != "user_annotation" && cat != "Operator") || name.size() < kPrefix.size()) return false;
+        for (size_t c = 0; c < kPrefix.size(); ++c) {
+          if (std::tolower(static_cast<unsigned char>(name[c])) != kPrefix[c]) return false;
+        }
+        return true;
+      };
+      std::vector<uint32_t> annotations;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (is_step(i)) annotations.push_back(i);
+      }
+      std::sort(annotations.begin(), annotations.end(), [&](uint32_t a, uint32_t b) { return id(a) < id(b); });
+      RowWriter out(pages, "steps (trace_id, step, event_id, thread_id, ts, dur, end_ts, gpu_ts, gpu_end_ts, gpu_ops)", 10);
+      for (uint32_t i : annotations) {
+        auto g = step_gpu.find(step_[i]);
+        StepGpu none;
+        const StepGpu& gpu = g == step_gpu.end() ? none : g->second;
+        out.Int(w.trace_id).Int(step_[i]).Int(id(i)).Int(w.thread_base + events_[i].thread + 1);
+        out.Opt(ts_of(i)).Opt(dur_of(i)).Opt(Add(ts_of(i), dur_of(i)));
+        out.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
+        out.EndRow();
+      }
     }
   }
 
