@@ -341,15 +341,15 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
         if (is_step(i)) annotations.push_back(i);
       }
       std::sort(annotations.begin(), annotations.end(), [&](uint32_t a, uint32_t b) { return id(a) < id(b); });
-      RowWriter out(pages, "steps (trace_id, step, event_id, thread_id, ts, dur, end_ts, gpu_ts, gpu_end_ts, gpu_ops)", 10);
+      RowWriter rows(pages, "steps (trace_id, step, event_id, thread_id, ts, dur, end_ts, gpu_ts, gpu_end_ts, gpu_ops)", 10);
       for (uint32_t i : annotations) {
         auto g = step_gpu.find(step_[i]);
         StepGpu none;
         const StepGpu& gpu = g == step_gpu.end() ? none : g->second;
-        out.Int(w.trace_id).Int(step_[i]).Int(id(i)).Int(w.thread_base + events_[i].thread + 1);
-        out.Opt(ts_of(i)).Opt(dur_of(i)).Opt(Add(ts_of(i), dur_of(i)));
-        out.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
-        out.EndRow();
+        rows.Int(w.trace_id).Int(step_[i]).Int(id(i)).Int(w.thread_base + events_[i].thread + 1);
+        rows.Opt(ts_of(i)).Opt(dur_of(i)).Opt(Add(ts_of(i), dur_of(i)));
+        rows.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
+        rows.EndRow();
       }
     }
   }
