@@ -195,6 +195,9 @@ std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
+// The raw text of a scalar value (its trailing whitespace dropped).
+std::string_view ScalarToken(simdjson::ondemand::value& v) { return TrimRight(v.raw_json_token()); }
+
 // The JSON type of v, or nullopt for a token simdjson does not type (NaN, Infinity, garbage).
 std::optional<json_type> TypeOf(simdjson::ondemand::value& v) {
   json_type t;
@@ -205,12 +208,28 @@ std::optional<json_type> TypeOf(simdjson::ondemand::value& v) {
 // The raw text of a scalar value, checked: throws BadValue when it is not JSON; non-finite literals
 // are accepted and counted.
 std::string_view CheckedScalar(simdjson::ondemand::value& v, StatLog& log, ScalarKind* kind = nullptr) {
-  std::string_view tok = TrimRight(v.raw_json_token());
+  std::string_view tok = ScalarToken(v);
   ScalarKind k = ClassifyScalar(tok);
   if (k == ScalarKind::kInvalid) ThrowBadValue(tok);
   if (k == ScalarKind::kNonFinite) log.Add(StatId::non_finite_numbers);
   if (kind) *kind = k;
   return tok;
+}
+
+// tok as a JSON integer of at most 18 digits, -?(0|[1-9][0-9]*), read in one pass (it fits int64
+// unchecked): most values are. False for anything else, which the general path then classifies.
+bool ShortJsonInt(std::string_view tok, int64_t& v) {
+  const bool neg = !tok.empty() && tok[0] == '-';
+  const size_t first = neg ? 1 : 0, digits = tok.size() - first;
+  if (digits == 0 || digits > 18 || (tok[first] == '0' && digits > 1)) return false;
+  uint64_t u = 0;
+  for (size_t i = first; i < tok.size(); ++i) {
+    unsigned d = static_cast<unsigned char>(tok[i]) - unsigned{'0'};
+    if (d > 9) return false;
+    u = u * 10 + d;
+  }
+  v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
 }
 
 // Values nested deeper than this are stored as a JSON string of their text: SQLite's JSON functions
@@ -284,6 +303,10 @@ ParsedId ReadId(simdjson::ondemand::value v, TextArena& arena, StatLog& log, std
     scratch.clear();
     AppendValue(v, t, scratch, log);
     out.text = arena.Keep(scratch);
+    return out;
+  }
+  if (ShortJsonInt(ScalarToken(v), out.i)) {
+    out.is_text = false;
     return out;
   }
   ScalarKind kind;
@@ -387,7 +410,13 @@ class ArgsReader {
       bool is_sort = Eq(key, "sort_index");
       bool have_int = false, neg_zero = false;
       int64_t iv = 0;
-      if (t == json_type::number) {
+      std::string_view int_tok;
+      if (t == json_type::number && ShortJsonInt(int_tok = ScalarToken(v), iv)) {
+        const std::string_view tok = int_tok;
+        have_int = true;
+        neg_zero = iv == 0 && tok[0] == '-';
+        out.append(tok);
+      } else if (t == json_type::number) {
         ScalarKind kind;
         std::string_view tok = CheckedScalar(v, log, &kind);
         if (kind == ScalarKind::kInteger) {
