@@ -23,14 +23,75 @@ namespace tracesql {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
+uint64_t StringIdMap::Hash(std::string_view s) {
+  // 8 bytes at a time, multiply-xorshift mixed; the tail read as one overlapping word.
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+  auto mix = [&](uint64_t w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+  };
+  uint64_t w = 0;
+  if (n >= 8) {
+    for (; n > 8; p += 8, n -= 8) {
+      std::memcpy(&w, p, 8);
+      mix(w);
+    }
+    std::memcpy(&w, p + n - 8, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    w = uint64_t{a} << 32 | b;
+  } else if (n > 0) {
+    w = uint64_t{static_cast<unsigned char>(p[0])} << 16 | uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+        static_cast<unsigned char>(p[n - 1]);
+  }
+  mix(w);
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 32);
+}
+
+uint32_t StringIdMap::Find(std::string_view s, uint64_t h) const {
+  if (slots_.empty()) return 0;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.id == 0) return 0;
+    if (slot.hash == h && slot.size == s.size() && std::memcmp(slot.data, s.data(), s.size()) == 0) return slot.id;
+  }
+}
+
+void StringIdMap::Insert(std::string_view s, uint64_t h, uint32_t id) {
+  if (2 * (used_ + 1) > slots_.size()) Grow();  // at most half full
+  const size_t mask = slots_.size() - 1;
+  size_t i = h & mask;
+  while (slots_[i].id != 0) i = (i + 1) & mask;
+  slots_[i] = {h, s.data(), static_cast<uint32_t>(s.size()), id};
+  ++used_;
+}
+
+void StringIdMap::Grow() {
+  std::vector<Slot> slots(std::max<size_t>(256, slots_.size() * 2));
+  const size_t mask = slots.size() - 1;
+  for (const Slot& slot : slots_) {
+    if (slot.id == 0) continue;
+    size_t i = slot.hash & mask;
+    while (slots[i].id != 0) i = (i + 1) & mask;
+    slots[i] = slot;
+  }
+  slots_.swap(slots);
+}
+
 uint32_t Interner::Intern(std::string_view s) {
-  auto it = map_.find(s);
-  if (it != map_.end()) return it->second;
+  const uint64_t h = StringIdMap::Hash(s);
+  if (uint32_t id = map_.Find(s, h)) return id;
   storage_.emplace_back(s);
   std::string_view v = storage_.back();
   uint32_t id = static_cast<uint32_t>(views_.size());
   views_.push_back(v);
-  map_.emplace(v, id);
+  map_.Insert(v, h, id);
   return id;
 }
 
@@ -104,14 +165,12 @@ void StackInterner::Write(ImportPages& pages, const Interner& strings) const {
 
 uint32_t ArgShapes::Intern(std::string_view sig) {
   if (last_id_ && sig == last_sig_) return last_id_;
-  auto it = map_.find(sig);
-  uint32_t id;
-  if (it != map_.end()) {
-    id = it->second;
-  } else {
+  const uint64_t h = StringIdMap::Hash(sig);
+  uint32_t id = map_.Find(sig, h);
+  if (id == 0) {
     sigs_.emplace_back(sig);
     id = static_cast<uint32_t>(sigs_.size());
-    map_.emplace(std::string_view(sigs_.back()), id);
+    map_.Insert(sigs_.back(), h, id);
   }
   last_sig_ = sigs_[id - 1];
   last_id_ = id;
@@ -208,17 +267,17 @@ std::string IdKey(const IdValue& v) {
 // Collecting
 
 uint32_t InputShapes::Intern(bool has_dims, std::string_view dims, bool has_types, std::string_view types) {
-  std::string key;
-  key.reserve(dims.size() + types.size() + 2);
-  key.push_back(static_cast<char>((has_dims ? 1 : 0) | (has_types ? 2 : 0)));
-  key.append(dims);
-  key.push_back('\0');
-  key.append(types);
-  auto it = map_.find(key);
-  if (it != map_.end()) return it->second;
+  key_.clear();
+  key_.push_back(static_cast<char>((has_dims ? 1 : 0) | (has_types ? 2 : 0)));
+  key_.append(dims);
+  key_.push_back('\0');
+  key_.append(types);
+  const uint64_t h = StringIdMap::Hash(key_);
+  if (uint32_t id = map_.Find(key_, h)) return id;
   shapes_.push_back({has_dims, has_types, std::string(dims), std::string(types)});
+  keys_.push_back(key_);
   uint32_t id = static_cast<uint32_t>(shapes_.size());
-  map_.emplace(std::move(key), id);
+  map_.Insert(keys_.back(), h, id);
   return id;
 }
 

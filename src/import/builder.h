@@ -27,6 +27,28 @@ namespace tracesql {
 inline constexpr int64_t kNullTs = std::numeric_limits<int64_t>::min();
 
 // Interns strings; id 0 is reserved for "no string" (NULL).
+// string_view -> id (> 0), open addressing with linear probing, each slot keeping its key's hash:
+// the interners' lookups (several per event) spent more in a node-based map's pointer chasing and
+// prime modulo than in comparing. The views must stay valid (the caller keeps the text).
+class StringIdMap {
+ public:
+  static uint64_t Hash(std::string_view s);
+  // The id of s (h = Hash(s)), or 0.
+  uint32_t Find(std::string_view s, uint64_t h) const;
+  uint32_t Find(std::string_view s) const { return Find(s, Hash(s)); }
+  void Insert(std::string_view s, uint64_t h, uint32_t id);  // s not present
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    const char* data = nullptr;
+    uint32_t size = 0, id = 0;  // id 0: empty
+  };
+  void Grow();
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 class Interner {
  public:
   Interner() { views_.emplace_back(); }
@@ -38,16 +60,13 @@ class Interner {
   }
   std::string_view Get(uint32_t id) const { return views_[id]; }
   // The id of s when it has been interned, else 0.
-  uint32_t Find(std::string_view s) const {
-    auto it = map_.find(s);
-    return it == map_.end() ? 0 : it->second;
-  }
+  uint32_t Find(std::string_view s) const { return map_.Find(s); }
   size_t size() const { return views_.size(); }
 
  private:
   std::deque<std::string> storage_;
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, uint32_t> map_;
+  StringIdMap map_;
 };
 
 // A pid or tid after normalisation: an integer (numeric strings included) or text.
@@ -163,8 +182,8 @@ class ArgShapes {
   size_t written = 0;  // shapes already written to the database
 
  private:
-  std::unordered_map<std::string_view, uint32_t> map_;  // views into sigs_
-  std::deque<std::string> sigs_;                        // id = index + 1
+  StringIdMap map_;               // views into sigs_
+  std::deque<std::string> sigs_;  // id = index + 1
   std::string_view last_sig_;
   uint32_t last_id_ = 0;
 };
@@ -253,8 +272,10 @@ class InputShapes {
   size_t written = 0;
 
  private:
-  std::unordered_map<std::string, uint32_t> map_;
-  std::deque<Shape> shapes_;  // id = index + 1
+  StringIdMap map_;               // views into keys_
+  std::deque<std::string> keys_;  // flags, dims, '\0', types: one per shape
+  std::string key_;               // the key being looked up
+  std::deque<Shape> shapes_;      // id = index + 1
 };
 
 struct WriteCounts {
