@@ -216,22 +216,6 @@ std::string_view CheckedScalar(simdjson::ondemand::value& v, StatLog& log, Scala
   return tok;
 }
 
-// tok as a JSON integer of at most 18 digits, -?(0|[1-9][0-9]*), read in one pass (it fits int64
-// unchecked): most values are. False for anything else, which the general path then classifies.
-bool ShortJsonInt(std::string_view tok, int64_t& v) {
-  const bool neg = !tok.empty() && tok[0] == '-';
-  const size_t first = neg ? 1 : 0, digits = tok.size() - first;
-  if (digits == 0 || digits > 18 || (tok[first] == '0' && digits > 1)) return false;
-  uint64_t u = 0;
-  for (size_t i = first; i < tok.size(); ++i) {
-    unsigned d = static_cast<unsigned char>(tok[i]) - unsigned{'0'};
-    if (d > 9) return false;
-    u = u * 10 + d;
-  }
-  v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
-  return true;
-}
-
 // Values nested deeper than this are stored as a JSON string of their text: SQLite's JSON functions
 // refuse deeper documents (1000 levels since 3.45, 2000 before), and real args nest 3 levels.
 constexpr size_t kMaxJsonDepth = 256;
@@ -636,6 +620,7 @@ int64_t ReadTime(simdjson::ondemand::value v, StatLog& log) {
     log.Add(StatId::bad_timestamps);
     return kNullTs;
   } else {
+    if (int64_t ns; t == json_type::number && ShortMicros(ScalarToken(v), ns)) return ns;
     tok = CheckedScalar(v, log);
   }
   if (auto ns = MicrosToNanos(tok); ns && *ns >= -kMaxTimeNs && *ns <= kMaxTimeNs) return *ns;

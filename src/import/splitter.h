@@ -69,6 +69,47 @@ enum class ScalarKind {
 ScalarKind ClassifyScalar(std::string_view tok);
 // True for [+-]?(nan|inf|infinity), any case.
 bool IsNonFiniteLiteral(std::string_view tok);
+
+// One-pass readers for the common tokens, ahead of ClassifyScalar and the general parsers: they
+// accept only valid JSON (no leading zeros) and what they accept they read exactly; anything else
+// returns false and goes the general way (the unit tests compare the two ways).
+//
+// tok as a JSON integer of at most 18 digits, -?(0|[1-9][0-9]*) (it fits int64 unchecked).
+inline bool ShortJsonInt(std::string_view tok, int64_t& v) {
+  const bool neg = !tok.empty() && tok[0] == '-';
+  const size_t first = neg ? 1 : 0, digits = tok.size() - first;
+  if (digits == 0 || digits > 18 || (tok[first] == '0' && digits > 1)) return false;
+  uint64_t u = 0;
+  for (size_t i = first; i < tok.size(); ++i) {
+    unsigned d = static_cast<unsigned char>(tok[i]) - unsigned{'0'};
+    if (d > 9) return false;
+    u = u * 10 + d;
+  }
+  v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
+}
+// tok as a JSON number of microseconds -?(0|[1-9][0-9]{0,14})(\.[0-9]{1,3})? (the common
+// timestamp): its nanoseconds, exact (at most 18 digits).
+inline bool ShortMicros(std::string_view tok, int64_t& ns) {
+  const bool neg = !tok.empty() && tok[0] == '-';
+  const size_t n = tok.size(), start = neg ? 1 : 0;
+  size_t i = start;
+  uint64_t v = 0;
+  auto digit = [&](size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(tok[at])) - unsigned{'0'}; };
+  while (i < n && digit(i) <= 9) v = v * 10 + digit(i++);
+  const size_t int_digits = i - start;
+  if (int_digits == 0 || int_digits > 15 || (tok[start] == '0' && int_digits > 1)) return false;
+  size_t frac = 0;
+  if (i < n && tok[i] == '.') {
+    ++i;
+    while (i < n && frac < 3 && digit(i) <= 9) v = v * 10 + digit(i++), ++frac;
+    if (frac == 0) return false;
+  }
+  if (i != n) return false;  // a fourth decimal, an exponent, anything else
+  for (; frac < 3; ++frac) v *= 10;
+  ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
 // Appends the JSON value `in` minified to `out`, checking that it is one complete, valid JSON value
 // (strings must already be valid UTF-8). Non-finite literals become JSON strings of their text and
 // are counted in *non_finite; *max_depth (when given) is raised to the deepest nesting seen (0 for a

@@ -3,11 +3,15 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "import/input.h"
 #include "import/splitter.h"
 #include "tracesql/error.h"
+#include "tracesql/timestamp.h"
 
 using namespace tracesql;
 
@@ -188,4 +192,46 @@ TEST_CASE("Splitter: events larger than one read chunk", "[splitter]") {
   REQUIRE(evs.size() == 2);
   CHECK(evs[0].size() == big.size() + 20);
   CHECK(evs[1] == R"({"ph":"i"})");
+}
+
+// The one-pass readers against the general way (ClassifyScalar + ParseInt64 / MicrosToNanos): on
+// every token they accept they must agree, and they must refuse what is not valid JSON.
+TEST_CASE("ShortJsonInt / ShortMicros agree with the general parsers", "[splitter]") {
+  std::vector<std::string> toks = {"0", "-0", "7", "-7", "00", "01", "-01", "1.", ".5", "-", "", "1e3", "1E3",
+                                   "12.34", "5.1", "0.001", "-0.5", "1.2345", "123456789012345678",
+                                   "1234567890123456789", "999999999999999999", "-999999999999999999",
+                                   "123456789012345.678", "1234567890123456.789", "1712195495519689.047",
+                                   "1.000", "1.0000", "+1", "1a", "NaN", "true", "9223372036854775807"};
+  std::mt19937_64 rng(11);
+  const char alphabet[] = "0123456789.-e";
+  for (int i = 0; i < 200000; ++i) {
+    std::string t(1 + rng() % 22, '0');
+    for (char& c : t) c = rng() % 8 ? static_cast<char>('0' + rng() % 10) : alphabet[rng() % 13];
+    toks.push_back(t);
+  }
+  size_t ints = 0, micros = 0;
+  for (const std::string& t : toks) {
+    INFO(t);
+    const ScalarKind kind = ClassifyScalar(t);
+    int64_t v = 0;
+    if (ShortJsonInt(t, v)) {
+      ++ints;
+      REQUIRE(kind == ScalarKind::kInteger);
+      REQUIRE(ParseInt64(t) == std::optional<int64_t>(v));
+    }
+    if (ShortMicros(t, v)) {
+      ++micros;
+      REQUIRE((kind == ScalarKind::kInteger || kind == ScalarKind::kNumber));
+      REQUIRE(MicrosToNanos(t) == std::optional<int64_t>(v));
+    }
+  }
+  CHECK(ints > 1000);  // both ways were compared often
+  CHECK(micros > 1000);
+  int64_t v = 0;
+  CHECK(ShortMicros("5.1", v));
+  CHECK(v == 5100);
+  CHECK(ShortMicros("-0.001", v));
+  CHECK(v == -1);
+  CHECK(!ShortMicros("1.2345", v));  // a fourth decimal: the general way rounds it
+  CHECK(!ShortJsonInt("1234567890123456789", v));  // 19 digits: the general way checks the range
 }
