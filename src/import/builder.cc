@@ -59,7 +59,9 @@ uint32_t StringIdMap::Find(std::string_view s, uint64_t h) const {
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
     if (slot.id == 0) return 0;
-    if (slot.hash == h && slot.size == s.size() && std::memcmp(slot.data, s.data(), s.size()) == 0) return slot.id;
+    if (slot.hash == h && slot.size == s.size() && (s.empty() || std::memcmp(slot.data, s.data(), s.size()) == 0)) {
+      return slot.id;  // (memcmp must not see the null data of an empty view)
+    }
   }
 }
 

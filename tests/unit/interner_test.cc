@@ -57,6 +57,13 @@ TEST_CASE("interner: StringIdMap finds each key it was given, and no other", "[i
     CHECK(ids.Find(keys[i]) == id_of[i]);
   }
   CHECK(ids.Find("not a key") == 0);
+  // An empty view may have no data at all (nullptr): found as the empty key, never compared.
+  CHECK(ids.Find(std::string_view()) == ids.Find(std::string()));
+  CHECK(ids.Find(std::string_view()) != 0);
+  Interner strings;
+  uint32_t empty = strings.Intern(std::string_view());
+  CHECK(strings.Intern(std::string_view()) == empty);
+  CHECK(strings.Intern(std::string()) == empty);
 }
 
 TEST_CASE("interner: Interner and StackInterner ids are first-come, stable across growth", "[interner]") {
