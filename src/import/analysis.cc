@@ -2,9 +2,9 @@
 // gpu_op_names, memory_devices, op_kernel_links, steps, gpu_segments, stream_idle_gaps, idle_gaps,
 // and autograd_pairs for traces linked by fwdbwd flows. Their SQL is the definition: the rows
 // written here are the rows that SELECT returns (tests/tools/verify_views.py checks it on every real
-// trace; --no-materialize keeps the SQL as views where it can). Computing them from the builder's arrays, while they are in memory,
-// replaces window sorts and ~400k correlated subqueries over the finished tables (1.7 of the 7.5 s
-// of a 500 MB import).
+// trace; --no-materialize keeps the SQL as views where it can). Computing them from the builder's
+// arrays, while they are in memory, replaces window sorts and ~400k correlated subqueries over the
+// finished tables (1.7 of the 7.5 s of a 500 MB import).
 //
 // Values are exact int64 sums as in SQLite, which would turn an overflowing sum into a REAL: a trace
 // with a time or duration beyond +-2^61 ns (year 2043) is left to the SQL (ComputedViews::sql_traces),

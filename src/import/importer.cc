@@ -394,12 +394,11 @@ class ArgsReader {
       bool is_sort = Eq(key, "sort_index");
       bool have_int = false, neg_zero = false;
       int64_t iv = 0;
-      std::string_view int_tok;
+      std::string_view int_tok;  // an integer's token, read in one pass (most values)
       if (t == json_type::number && ShortJsonInt(int_tok = ScalarToken(v), iv)) {
-        const std::string_view tok = int_tok;
         have_int = true;
-        neg_zero = iv == 0 && tok[0] == '-';
-        out.append(tok);
+        neg_zero = iv == 0 && int_tok[0] == '-';
+        out.append(int_tok);
       } else if (t == json_type::number) {
         ScalarKind kind;
         std::string_view tok = CheckedScalar(v, log, &kind);
