@@ -321,7 +321,7 @@ class PageSpill::Writer {
 };
 
 PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string label)
-    : dir_(dir), page_size_(page_size), label_(std::move(label)), limit_(kSecondOrigin),
+    : dir_(dir), page_size_(page_size), label_(std::move(label)),
       writer_(std::make_unique<Writer>(size_t{kBufferPages} * page_size)) {
   OwnFile();
   int error = 0;
@@ -330,7 +330,7 @@ PageSpill::PageSpill(const std::string& dir, uint32_t page_size, std::string lab
 
 PageSpill::PageSpill(PageSpill& first)
     : dir_(first.dir_), page_size_(first.page_size_), label_(first.label_), file_(first.file_),
-      origin_(first.origin_ + kSecondOrigin), limit_(kSecondOrigin),
+      origin_(first.origin_ + kSecondOrigin),
       writer_(std::make_unique<Writer>(size_t{kBufferPages} * page_size_)) {
   int error = 0;
   buf_ = writer_->Take(error);
@@ -341,7 +341,7 @@ PageSpill::PageSpill(PageSpill& first)
   struct stat st {};
   bool own = first.pages_ != 0 || fstat(file_->fd, &st) != 0 ||
              (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
-              fsize.rlim_cur < origin_ + limit_);
+              fsize.rlim_cur < origin_ + kSecondOrigin);
   if (!own) {
     std::memset(buf_, 0, page_size_);
     own = !WritePages(file_->fd, buf_, page_size_, origin_);
@@ -365,7 +365,8 @@ void PageSpill::Fail(const char* what) const {
 
 uint32_t PageSpill::Add(const uint8_t* page) {
   if (placed_) Errorf("internal error: pages added after they were placed");
-  if (pages_ == UINT32_MAX - 1 || uint64_t{pages_ + 1} * page_size_ > limit_) {
+  // (a spill's pages stop short of the next spill's origin)
+  if (pages_ == UINT32_MAX - 1 || uint64_t{pages_ + 1} * page_size_ > kSecondOrigin) {
     Errorf("{}: database or disk is full (too many pages)", label_);
   }
   std::memcpy(buf_ + size_t{buffered_} * page_size_, page, page_size_);
@@ -400,7 +401,6 @@ uint32_t Placement::Page(uint64_t number) const {
 }
 
 void PageSpill::CopyTo(int fd, const Placement& at) {
-  Flush();
   // Pages [first, last] of the spill to their places: in one piece, or two around the lock page.
   auto copy = [&](uint32_t first, uint32_t last) {
     if (first > last) return;
@@ -743,17 +743,12 @@ bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
   Put32(header + 92, counter + 1);
   Put32(header + 96, static_cast<uint32_t>(sqlite3_libversion_number()));
   if (!WriteAt(fd, header, sizeof header, 0)) fail("write");
-  // Nothing past the last page (SQLite would read a longer file's size as its page count when the
-  // header's is not trusted).
-  struct stat placed {};
-  if (adopted && (fstat(fd, &placed) != 0 || (static_cast<uint64_t>(placed.st_size) > uint64_t{total} * page_size &&
-                                              ftruncate(fd, static_cast<off_t>(uint64_t{total} * page_size)) != 0))) {
-    fail("write");
-  }
-  // The finished file under the database's name (or, where it cannot be linked, copied there).
+  // Exactly the pages (SQLite would read a longer file's size as its page count when the header's
+  // is not trusted), under the database's name (or, where it cannot be linked, copied there).
+  const uint64_t bytes = uint64_t{total} * page_size;
+  if (adopted && ftruncate(fd, static_cast<off_t>(bytes)) != 0) fail("write");
   if (adopted && !ReplaceWith(fd, path)) {
-    struct stat done {};
-    if (fstat(fd, &done) != 0 || !CopyRange(fd, 0, db_fd, 0, static_cast<uint64_t>(done.st_size))) fail("write");
+    if (!CopyRange(fd, 0, db_fd, 0, bytes)) fail("write");
     fd = db_fd;
     adopted.reset();
   }

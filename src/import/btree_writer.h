@@ -153,7 +153,7 @@ class PageSpill {
   void OwnFile();  // a scratch file of this spill's own (pages from its start)
   void Flush();    // the buffer to the writer; waits until every piece is written
   void Submit();   // the buffer to the writer
-  // Writes every page to fd at its place, then Placed().
+  // Writes every page to fd at its place, then Placed() (after Flush()).
   void CopyTo(int fd, const Placement& at);
   // The pages are at their places in fd (copied there, or this file became the database):
   // relocates the noted references; takes no more pages; closes the file (unless shared).
@@ -164,7 +164,6 @@ class PageSpill {
   std::string label_;
   std::shared_ptr<File> file_;
   uint64_t origin_ = 0;  // byte of the file where page 1 is
-  uint64_t limit_;       // bytes from origin_ the pages may take
   uint32_t pages_ = 0;
   bool placed_ = false;
   std::unique_ptr<Writer> writer_;

@@ -237,6 +237,18 @@ class Beside {
   std::thread thread_;  // last: started once error_ exists
 };
 
+// Runs body(from, to, part) over [0, n) in chunks of `chunk`, taken in turn by this thread (part 0)
+// and a second one (part 1): for loops whose iterations are independent and uneven.
+void OnTwoThreads(size_t n, size_t chunk, const std::function<void(size_t, size_t, int)>& body) {
+  std::atomic<size_t> next{0};
+  auto work = [&](int part) {
+    for (size_t c; (c = next.fetch_add(1)) * chunk < n;) body(c * chunk, std::min(n, (c + 1) * chunk), part);
+  };
+  Beside helper([&] { work(1); });
+  work(0);
+  helper.Join();
+}
+
 
 // Category classes for deciding a track's kind.
 constexpr uint8_t kClassCpu = 1, kClassGpu = 2, kClassOther = 3;
@@ -629,57 +641,50 @@ void TraceBuilder::ComputeNesting() {
       return ts != o.ts ? ts < o.ts : neg_dur != o.neg_dur ? neg_dur < o.neg_dur : index < o.index;
     }
   };
-  std::atomic<size_t> next_track{0};
-  std::atomic<int64_t> overlaps{0};
-  auto nest_tracks = [&] {
-    std::vector<SliceKey> keys;
-    std::vector<uint32_t> stack;
-    int64_t overlapped_here = 0;
-    for (size_t t; (t = next_track.fetch_add(1)) < threads_.size();) {
-      auto [b, en] = thread_slices_[t];
-      // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching
-      // into events_ for each comparison cost more than the rest of the nesting.
-      keys.resize(en - b);
-      for (uint32_t k = b; k < en; ++k) {
-        const EventRec& a = events_[sorted_[k]];
-        keys[k - b] = {a.ts, -a.dur, sorted_[k]};
-      }
-      std::sort(keys.begin(), keys.end());
-      for (uint32_t k = b; k < en; ++k) sorted_[k] = keys[k - b].index;
-      stack.clear();
-      for (uint32_t k = b; k < en; ++k) {
-        uint32_t cur = sorted_[k];
-        const EventRec& c = events_[cur];
-        int64_t c_end = c.ts + c.dur;
-        bool overlapped = false;
-        while (!stack.empty()) {
-          const EventRec& p = events_[stack.back()];
-          int64_t p_end = p.ts + p.dur;
-          if (p.ts <= c.ts && c_end <= p_end && (c.ts < p_end || p.dur == 0)) break;
-          if (c.ts < p_end) overlapped = true;
-          stack.pop_back();
-        }
-        if (overlapped) ++overlapped_here;
-        uint32_t parent_op = 0, parent_top = 0;
-        if (!stack.empty()) {
-          parent_[cur] = stack.back() + 1;
-          parent_op = op_[stack.back()];
-          parent_top = top_op_[stack.back()];
-        }
-        bool is_op = IsCpuOp(c);
-        op_[cur] = is_op ? cur + 1 : parent_op;
-        top_op_[cur] = parent_top ? parent_top : (is_op ? cur + 1 : 0);
-        depth_[cur] = static_cast<int32_t>(stack.size());
-        stack.push_back(cur);
-      }
+  std::array<std::vector<SliceKey>, 2> keys;    // per thread: a track's slices being sorted,
+  std::array<std::vector<uint32_t>, 2> opened;  // the slices open at the one being walked,
+  std::array<int64_t, 2> overlapped{};          // the overlapping slices met
+  OnTwoThreads(threads_.size(), 1, [&](size_t t, size_t, int part) {
+    auto [b, en] = thread_slices_[t];
+    std::vector<SliceKey>& track = keys[part];
+    std::vector<uint32_t>& stack = opened[part];
+    // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching into
+    // events_ for each comparison cost more than the rest of the nesting.
+    track.resize(en - b);
+    for (uint32_t k = b; k < en; ++k) {
+      const EventRec& a = events_[sorted_[k]];
+      track[k - b] = {a.ts, -a.dur, sorted_[k]};
     }
-    overlaps += overlapped_here;
-  };
-  {
-    Beside helper(nest_tracks);
-    nest_tracks();
-    helper.Join();
-  }
+    std::sort(track.begin(), track.end());
+    for (uint32_t k = b; k < en; ++k) sorted_[k] = track[k - b].index;
+    stack.clear();
+    for (uint32_t k = b; k < en; ++k) {
+      uint32_t cur = sorted_[k];
+      const EventRec& c = events_[cur];
+      int64_t c_end = c.ts + c.dur;
+      bool overlap = false;
+      while (!stack.empty()) {
+        const EventRec& p = events_[stack.back()];
+        int64_t p_end = p.ts + p.dur;
+        if (p.ts <= c.ts && c_end <= p_end && (c.ts < p_end || p.dur == 0)) break;
+        if (c.ts < p_end) overlap = true;
+        stack.pop_back();
+      }
+      if (overlap) ++overlapped[part];
+      uint32_t parent_op = 0, parent_top = 0;
+      if (!stack.empty()) {
+        parent_[cur] = stack.back() + 1;
+        parent_op = op_[stack.back()];
+        parent_top = top_op_[stack.back()];
+      }
+      bool is_op = IsCpuOp(c);
+      op_[cur] = is_op ? cur + 1 : parent_op;
+      top_op_[cur] = parent_top ? parent_top : (is_op ? cur + 1 : 0);
+      depth_[cur] = static_cast<int32_t>(stack.size());
+      stack.push_back(cur);
+    }
+  });
+  const int64_t overlaps = overlapped[0] + overlapped[1];
   if (overlaps > 0) stats_.Add(StatId::overlapping_slices, overlaps);
   auto intern = [&](uint32_t i) {
     const EventRec& e = events_[i];
@@ -694,29 +699,20 @@ void TraceBuilder::ComputeNesting() {
     const EventRec& e = events_[i];
     return e.ts != kNullTs && (e.dur == kNullTs || e.dur < 0);
   };
-  std::atomic<uint32_t> next_chunk{0};
-  constexpr uint32_t kChunk = 1 << 14;
-  auto enclose = [&] {
-    for (uint32_t c; (c = next_chunk.fetch_add(1)) * uint64_t{kChunk} < n;) {
-      for (uint32_t i = c * kChunk, to = static_cast<uint32_t>(std::min<uint64_t>(n, uint64_t{i} + kChunk)); i < to; ++i) {
-        if (!is_instant(i)) continue;
-        int64_t p = Enclosing(events_[i].thread, events_[i].ts, nullptr);
-        if (p >= 0) {
-          parent_[i] = static_cast<uint32_t>(p) + 1;
-          depth_[i] = depth_[p] + 1;
-          op_[i] = op_[p];
-          top_op_[i] = top_op_[p];
-        } else {
-          depth_[i] = 0;
-        }
+  OnTwoThreads(n, size_t{1} << 14, [&](size_t from, size_t to, int) {
+    for (auto i = static_cast<uint32_t>(from); i < to; ++i) {
+      if (!is_instant(i)) continue;
+      int64_t p = Enclosing(events_[i].thread, events_[i].ts, nullptr);
+      if (p >= 0) {
+        parent_[i] = static_cast<uint32_t>(p) + 1;
+        depth_[i] = depth_[p] + 1;
+        op_[i] = op_[p];
+        top_op_[i] = top_op_[p];
+      } else {
+        depth_[i] = 0;
       }
     }
-  };
-  {
-    Beside helper(enclose);
-    enclose();
-    helper.Join();
-  }
+  });
   for (uint32_t i = 0; i < n; ++i) {
     if (is_instant(i)) intern(i);
   }
@@ -788,29 +784,19 @@ void TraceBuilder::BindFlows(const std::vector<uint32_t>& order) {
   // Each point's event (two threads taking chunks of points in turn: the searches only read).
   std::vector<int64_t> bound(flow_points_.size(), -1);
   std::array<int64_t, 2> starts_unbound{}, ends_unbound{};
-  const size_t count = flow_points_.size();
-  std::atomic<size_t> next_chunk{0};
-  constexpr size_t kChunk = 1 << 13;
-  auto bind = [&](int part) {
-    for (size_t c; (c = next_chunk.fetch_add(1)) * kChunk < count;) {
-      for (size_t i = c * kChunk, to = std::min(count, i + kChunk); i < to; ++i) {
-        const FlowPoint& p = flow_points_[i];
-        if (p.ts == kNullTs) continue;
-        bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
-        if (p.ph == 'f' && !p.bp_enclosing) {
-          bound[i] = NextSlice(p.thread, p.ts);
-        } else {
-          bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
-        }
-        if (bound[i] < 0) ++(p.ph == 's' ? starts_unbound : ends_unbound)[part];
+  OnTwoThreads(flow_points_.size(), size_t{1} << 13, [&](size_t from, size_t to, int part) {
+    for (size_t i = from; i < to; ++i) {
+      const FlowPoint& p = flow_points_[i];
+      if (p.ts == kNullTs) continue;
+      bool launch = p.cat != 0 && IsLaunchFlowCat(strings_.Get(p.cat));
+      if (p.ph == 'f' && !p.bp_enclosing) {
+        bound[i] = NextSlice(p.thread, p.ts);
+      } else {
+        bound[i] = Enclosing(p.thread, p.ts, launch ? &p.id : nullptr);
       }
+      if (bound[i] < 0) ++(p.ph == 's' ? starts_unbound : ends_unbound)[part];
     }
-  };
-  {
-    Beside helper([&] { bind(1); });
-    bind(0);
-    helper.Join();
-  }
+  });
   if (int64_t k = starts_unbound[0] + starts_unbound[1]) stats_.Add(StatId::flow_starts_unbound, k);
   if (int64_t k = ends_unbound[0] + ends_unbound[1]) stats_.Add(StatId::flow_ends_unbound, k);
   flow_rows_.clear();

@@ -316,9 +316,9 @@ struct ComputedTables {
 // own row insertion and index builds were most of an import's single-threaded time. The events
 // table and its two indexes have a path of their own (records encoded straight from the builder's
 // rows; index keys sorted as packed integers); memory_args, flows and the computed tables go
-// through PagedTable (RowWriter on pages). Pages of the events and memory_args are made on the
-// importing thread, those of the flows and computed tables on the thread that computes them: each
-// has its spill files.
+// through PagedTable (RowWriter on pages). Pages of the events, memory_args and flows are made on
+// the importing thread, those of the computed tables and stacks on the thread that computes them:
+// each has its spill (the two share one scratch file) and its runs of index keys.
 struct ImportPages {
   // The events columns in table order, as the records are written (checked against the schema).
   static constexpr const char* kColumns =
