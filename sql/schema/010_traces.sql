@@ -20,7 +20,7 @@ CREATE TABLE traces (
 );
 
 CREATE TABLE devices (
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace whose header lists the device
   device INTEGER,             -- deviceProperties[].id (CUDA ordinal; ROCm GPU pids are offset, see docs)
   name TEXT,                  -- e.g. 'NVIDIA H100 80GB HBM3'
   compute_major INTEGER,      -- computeMajor
@@ -31,8 +31,8 @@ CREATE TABLE devices (
 );
 
 CREATE TABLE processes (
-  id INTEGER PRIMARY KEY,
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  id INTEGER PRIMARY KEY,     -- 1.., continuing across traces
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace it appears in
   pid,                        -- integer when numeric (numeric strings normalised), else text ('Spans', '')
   name TEXT,                  -- process_name metadata (last one wins)
   labels TEXT,                -- process_labels metadata, e.g. 'CPU', 'GPU 0'
@@ -40,9 +40,9 @@ CREATE TABLE processes (
 );
 
 CREATE TABLE threads (
-  id INTEGER PRIMARY KEY,
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
-  process_id INTEGER NOT NULL REFERENCES processes(id),
+  id INTEGER PRIMARY KEY,     -- 1.., continuing across traces
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace it appears in
+  process_id INTEGER NOT NULL REFERENCES processes(id), -- its process (same trace and pid)
   pid,                        -- as processes.pid
   tid,                        -- integer when numeric (numeric strings normalised), else text ('stream 7')
   name TEXT,                  -- thread_name metadata (trailing spaces kept)

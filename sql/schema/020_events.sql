@@ -4,8 +4,8 @@
 CREATE TABLE events (
   id INTEGER PRIMARY KEY,     -- 1.., continuing across traces; within a trace grouped by kind (see
                               -- event_ranges), in file order within a kind
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
-  thread_id INTEGER NOT NULL REFERENCES threads(id),
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace (file) it comes from
+  thread_id INTEGER NOT NULL REFERENCES threads(id), -- its track: (trace, pid, tid)
   pid,                        -- as in the file, normalised like threads.pid
   tid,                        -- as in the file, normalised like threads.tid
   ph TEXT NOT NULL,           -- phase: 'X', 'i', 'I', 'B' (a B/E pair), 'C', or any other letter seen
@@ -75,7 +75,7 @@ CREATE TABLE arg_keys (
 -- are grouped by shape with an integer instead of reading JSON per event. Shared by the traces of a
 -- database (ids are not per trace).
 CREATE TABLE input_shapes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY,     -- referenced by events.input_shape_id
   input_dims TEXT,            -- the 'Input Dims' value as minified JSON text, exactly as written
                               -- (e.g. '[[4,8],[8,16]]'); NULL when the event has no such arg. Not repeated
                               -- in events.arg_values (arg_keys.path is NULL): the args view reads it here
@@ -151,7 +151,7 @@ CREATE TABLE event_ranges (
                               -- mtia_runtime), 'python_function', 'user_annotation', 'kernel' (kernel,
                               -- Kernel), 'memcpy' (gpu_memcpy, Memcpy), 'memset' (gpu_memset, Memset),
                               -- 'gpu_user_annotation', 'memory' ([memory] instants), 'other' (the rest)
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace
   first_id INTEGER NOT NULL,  -- events.id of the first event of this kind in this trace
   last_id INTEGER NOT NULL,   -- events.id of the last one (inclusive)
   event_count INTEGER NOT NULL, -- last_id - first_id + 1

@@ -3,8 +3,8 @@
 -- an end with no start one row with src NULL. A CUDA graph launch (one s, many f) gives one row per f.
 
 CREATE TABLE flows (
-  id INTEGER PRIMARY KEY,
-  trace_id INTEGER NOT NULL REFERENCES traces(id),
+  id INTEGER PRIMARY KEY,     -- 1.., continuing across traces
+  trace_id INTEGER NOT NULL REFERENCES traces(id), -- the trace it comes from
   cat TEXT,                   -- flow category: 'ac2g' (launch), 'fwdbwd', legacy 'async', 'async_cpu_to_gpu', ...
   name TEXT,                  -- flow name ('ac2g', 'fwdbwd', 'launch', ...)
   flow_id,                    -- the flow's id as written (ac2g: the correlation id); unique only within cat

@@ -2,7 +2,7 @@
 -- down to an event; events.stack_id points at the path that ends at that event.
 
 CREATE TABLE stacks (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY,     -- referenced by events.stack_id; shared by the traces of the database
   parent_id INTEGER,          -- the path one level up, NULL at a root
   depth INTEGER NOT NULL,     -- 0 at a root
   name TEXT,                  -- name of the last event on the path

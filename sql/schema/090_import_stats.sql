@@ -8,8 +8,8 @@ CREATE TABLE import_stats (
   description TEXT NOT NULL   -- what it means
 );
 
--- Key/value facts about the database itself (tool version, import time, options).
+-- Key/value facts about the database itself: which tracesql, schema and SQLite versions built it.
 CREATE TABLE tracesql_meta (
-  key TEXT PRIMARY KEY,
-  value
+  key TEXT PRIMARY KEY,       -- 'tracesql_version', 'schema_version', 'sqlite_version'
+  value                       -- its value (any type)
 );
