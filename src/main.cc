@@ -43,7 +43,8 @@ void AddAttachFlags(CLI::App* app, cli::DbFlags& f) {
 
 int main(int argc, char** argv) {
   CLI::App app{"tracesql: ask SQL questions of PyTorch profiler (Kineto) traces.\n"
-               "  tracesql TRACE.json[.gz]   import next to the trace (or reuse that database), open the shell\n"
+               "  tracesql TRACE.json[.gz]   import next to the trace (or reuse that database), open the shell;\n"
+               "                             a read-only trace directory: the database goes to ~/.cache/tracesql\n"
                "  tracesql DB                open the shell on a database",
                "tracesql"};
   app.set_version_flag("--version", std::string("tracesql ") + TRACESQL_VERSION);

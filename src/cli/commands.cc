@@ -1,11 +1,15 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "tracesql/cli.h"
 #include "tracesql/error.h"
@@ -14,6 +18,7 @@
 #include "tracesql/shell.h"
 #include "tracesql/sql_runner.h"
 #include "tracesql/user_db.h"
+#include "tracesql/user_dirs.h"
 
 namespace tracesql::cli {
 namespace {
@@ -139,6 +144,69 @@ void PrintImportSummary(const ImportSummary& s, const std::string& db_path) {
                static_cast<long long>(s.flows), s.seconds, s.seconds > 0 ? mb / s.seconds : 0.0, db_path.c_str());
 }
 
+enum class DbState { kMissing, kFresh, kStale };
+
+// Whether db_path holds a tracesql database at least as new as the trace. A file there that is not
+// a tracesql database is an error: it is never replaced.
+DbState DatabaseState(const std::string& db_path, const std::string& trace) {
+  if (SniffFile(db_path) == FileKind::kMissing) return DbState::kMissing;
+  bool ours = false;
+  try {
+    ours = UserDb::Open(db_path, /*any_db=*/true).is_tracesql();
+  } catch (const Error&) {
+    ours = false;
+  }
+  if (!ours) {
+    Errorf("{}: exists and is not a tracesql database, so it is not replaced; import elsewhere with `tracesql "
+           "import {} -o DB`",
+           db_path, trace);
+  }
+  std::error_code ec1, ec2;
+  auto db_time = fs::last_write_time(db_path, ec1);
+  auto trace_time = fs::last_write_time(trace, ec2);
+  return ec1 || ec2 || db_time < trace_time ? DbState::kStale : DbState::kFresh;
+}
+
+// The cache database of a trace: $XDG_CACHE_HOME/tracesql (else ~/.cache/tracesql), named after the
+// trace and a hash of its full path (so two traces of one name in different directories differ).
+// Empty when neither variable is set.
+std::string CacheDatabaseFor(const std::string& trace) {
+  std::string dir = UserDir("XDG_CACHE_HOME", ".cache");
+  if (dir.empty()) return dir;
+  std::error_code ec;
+  fs::path full = fs::weakly_canonical(fs::absolute(trace, ec), ec);
+  if (ec) full = fs::absolute(trace, ec).lexically_normal();
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : full.string()) h = (h ^ c) * 1099511628211ull;
+  std::string name = fs::path(DatabaseForTrace(fs::path(trace).filename().string())).stem().string();
+  return (fs::path(dir) / fmt::format("{}-{:016x}.db", name, h)).string();
+}
+
+// The database `tracesql TRACE` opens, and whether to import it first: NAME.db next to the trace,
+// imported when missing or older than the trace. When the trace's directory is not writable (a
+// read-only mount, a shared directory) and no up-to-date database is there, the user's cache
+// directory holds it instead (CacheDatabaseFor).
+std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
+  std::string next = DatabaseForTrace(trace);
+  DbState state = DatabaseState(next, trace);
+  if (state == DbState::kFresh) return {next, false};
+  fs::path dir = fs::path(next).parent_path();
+  if (dir.empty()) dir = ".";
+  std::string cache = access(dir.c_str(), W_OK | X_OK) == 0 ? "" : CacheDatabaseFor(trace);
+  if (cache.empty()) {  // writable, or no cache directory: the import names any problem
+    if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", next.c_str(), trace.c_str());
+    return {next, true};
+  }
+  std::fprintf(stderr, "%s is not writable: the database is kept in %s\n", dir.c_str(), cache.c_str());
+  state = DatabaseState(cache, trace);
+  if (state == DbState::kFresh) return {cache, false};
+  if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", cache.c_str(), trace.c_str());
+  std::error_code ec;
+  fs::create_directories(fs::path(cache).parent_path(), ec);
+  if (ec) Errorf("{}: cannot create the cache directory: {}", fs::path(cache).parent_path().string(), ec.message());
+  return {cache, true};
+}
+
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf) {
   ShellOptions so;
   so.any_db = dbf.any_db;
@@ -156,26 +224,7 @@ int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFla
       return RunShell(so);
     case FileKind::kTrace: break;
   }
-  std::string db_path = DatabaseForTrace(file);
-  bool import = true;
-  if (SniffFile(db_path) != FileKind::kMissing) {
-    bool ours = false;
-    try {
-      ours = UserDb::Open(db_path, /*any_db=*/true).is_tracesql();
-    } catch (const Error&) {
-      ours = false;
-    }
-    if (!ours) {
-      Errorf("{}: exists and is not a tracesql database, so it is not replaced; import elsewhere with `tracesql "
-             "import {} -o DB`",
-             db_path, file);
-    }
-    std::error_code ec1, ec2;
-    auto db_time = fs::last_write_time(db_path, ec1);
-    auto trace_time = fs::last_write_time(file, ec2);
-    import = ec1 || ec2 || db_time < trace_time;
-    if (import) std::fprintf(stderr, "%s is older than %s: importing again\n", db_path.c_str(), file.c_str());
-  }
+  auto [db_path, import] = ShortcutDatabase(file);
   if (import) {
     ImportOptions opt;
     opt.force = true;

@@ -14,6 +14,7 @@
 #endif
 
 #include "tracesql/render.h"
+#include "tracesql/user_dirs.h"
 
 namespace tracesql::shell {
 
@@ -208,12 +209,8 @@ std::unique_ptr<LineReader> MakeTerminalReader(const std::string& history_path, 
 
 std::string HistoryPath() {
   if (const char* p = std::getenv("TRACESQL_HISTORY"); p && *p) return p;
-  namespace fs = std::filesystem;
-  if (const char* s = std::getenv("XDG_STATE_HOME"); s && *s) return (fs::path(s) / "tracesql" / "history").string();
-  if (const char* h = std::getenv("HOME"); h && *h) {
-    return (fs::path(h) / ".local" / "state" / "tracesql" / "history").string();
-  }
-  return "";
+  std::string state = UserDir("XDG_STATE_HOME", ".local/state");
+  return state.empty() ? state : (std::filesystem::path(state) / "history").string();
 }
 
 }  // namespace tracesql::shell

@@ -9,6 +9,7 @@
 
 #include "tracesql/error.h"
 #include "tracesql/sql_bundle.h"
+#include "tracesql/user_dirs.h"
 
 namespace tracesql {
 namespace fs = std::filesystem;
@@ -124,12 +125,8 @@ std::vector<std::string> UserQueryDirs(const std::vector<std::string>& cli_dirs)
       s.remove_prefix(colon + 1);
     }
   }
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  if (xdg && *xdg) {
-    dirs.push_back((fs::path(xdg) / "tracesql" / "queries").string());
-  } else if (home && *home) {
-    dirs.push_back((fs::path(home) / ".config" / "tracesql" / "queries").string());
+  if (std::string config = UserDir("XDG_CONFIG_HOME", ".config"); !config.empty()) {
+    dirs.push_back((fs::path(config) / "queries").string());
   }
   return dirs;
 }

@@ -396,6 +396,83 @@ def test_shortcut(ctx):
     ctx.fails(r'database already exists \(use --force', 'import', trace, '-o', db)
 
 
+def test_shortcut_readonly(ctx):
+    """tracesql TRACE where the trace's directory is not writable: the database goes to the cache
+    directory ($XDG_CACHE_HOME/tracesql, else ~/.cache/tracesql) under a name unique to the trace's
+    path, is reused while newer than the trace, and a database already next to it is still used.
+    As root (CI), the commands run as user 65534 through setpriv, for whom the directory is
+    read-only; otherwise chmod is enough."""
+    base = tempfile.mkdtemp(prefix='tq_ro_')  # readable by the other user, unlike ctx.work
+    try:
+        os.chmod(base, 0o755)
+        tiny = os.path.join(HERE, 'fixtures', 'tiny.json')
+        dirs = [os.path.join(base, d) for d in ('ro1', 'ro2', 'ro3')]
+        for d in dirs:
+            os.makedirs(d)
+            shutil.copy(tiny, os.path.join(d, 'run1.json'))
+            os.utime(os.path.join(d, 'run1.json'), (time.time() - 100, time.time() - 100))
+        # ro3 already has an up-to-date database next to the trace.
+        ctx.ok('import', '-q', os.path.join(dirs[2], 'run1.json'), '-o', os.path.join(dirs[2], 'run1.db'))
+        cache = os.path.join(base, 'cache')
+        os.makedirs(cache)
+        tq, prefix = ctx.tq, []
+        if os.geteuid() == 0:
+            setpriv = shutil.which('setpriv')
+            if not setpriv:
+                raise Skip('running as root without setpriv: cannot make a directory read-only')
+            tq = os.path.join(base, 'tracesql')
+            shutil.copy(ctx.tq, tq)
+            os.chmod(tq, 0o755)
+            os.chown(cache, 65534, 65534)
+            prefix = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups']
+        for d in dirs:
+            os.chmod(d, 0o555)
+
+        def run(trace, env=None):
+            e = dict(ctx.env, XDG_CACHE_HOME=cache)
+            e.update(env or {})
+            p = subprocess.run(prefix + [tq, trace, '--format', 'csv'], input=b'SELECT count(*) AS n FROM kernels;\n',
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=base, timeout=60)
+            p.out, p.err = p.stdout.decode(), p.stderr.decode()
+            return p
+
+        t1 = os.path.join(dirs[0], 'run1.json')
+        p = run(t1)
+        check(p.returncode == 0 and p.out == 'n\n3\n', 'read-only dir: exit %d, %r %r' % (p.returncode, p.out, p.err))
+        m = re.search(r'is not writable: the database is kept in (\S+)\n', p.err)
+        check(m and 'imported 1 trace' in p.err, 'cache note and import: %r' % p.err)
+        db1 = m.group(1)
+        check(re.fullmatch(re.escape(os.path.join(cache, 'tracesql')) + r'/run1-[0-9a-f]{16}\.db', db1), db1)
+        check(os.path.exists(db1) and sorted(os.listdir(dirs[0])) == ['run1.json'], 'nothing written next to the trace')
+        mtime = os.stat(db1).st_mtime_ns
+        p = run(t1)
+        check(p.returncode == 0 and 'imported' not in p.err and db1 in p.err and os.stat(db1).st_mtime_ns == mtime,
+              'cached database reused: %r' % p.err)
+        # Newer trace: imported again into the same cache database.
+        os.chmod(dirs[0], 0o755)
+        os.utime(t1, None)
+        os.utime(db1, (time.time() - 50, time.time() - 50))
+        os.chmod(dirs[0], 0o555)
+        p = run(t1)
+        check(p.returncode == 0 and 'is older than' in p.err and 'imported 1 trace' in p.err, 'stale cache: %r' % p.err)
+        # Same file name in another directory: another database.
+        p = run(os.path.join(dirs[1], 'run1.json'))
+        m2 = re.search(r'the database is kept in (\S+)\n', p.err)
+        check(p.returncode == 0 and m2 and m2.group(1) != db1 and os.path.exists(m2.group(1)), 'second trace: %r' % p.err)
+        # An up-to-date database next to the trace is used as before, read-only directory or not.
+        p = run(os.path.join(dirs[2], 'run1.json'))
+        check(p.returncode == 0 and p.out == 'n\n3\n' and p.err == '', 'database next to the trace: %r' % p.err)
+        # No cache directory to fall back on: the import's own error.
+        p = run(os.path.join(dirs[1], 'run1.json'), env={'XDG_CACHE_HOME': '', 'HOME': ''})
+        check(p.returncode != 0 and re.search(r'run1\.db: cannot create database: directory .* is not writable', p.err),
+              'no HOME: %r' % p.err)
+    finally:
+        for root, ds, _ in os.walk(base):
+            for d in ds:
+                os.chmod(os.path.join(root, d), 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def test_safety(ctx):
     """trusted_schema=OFF and defensive mode; foreign, newer and non-SQLite files; --any-db."""
     db = ctx.db()
