@@ -425,6 +425,11 @@ def test_shortcut_readonly(ctx):
             os.chmod(tq, 0o755)
             os.chown(cache, 65534, 65534)
             prefix = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups']
+            # A sanitizer build reads its suppressions as that user too: give it a copy it can read.
+            supp = os.path.join(base, 'lsan.supp')
+            shutil.copy(os.path.join(HERE, 'lsan.supp'), supp)
+            os.chmod(supp, 0o644)
+            ctx.env['LSAN_OPTIONS'] = ctx.env['LSAN_OPTIONS'].replace(os.path.join(HERE, 'lsan.supp'), supp)
         for d in dirs:
             os.chmod(d, 0o555)
 
