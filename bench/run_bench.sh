@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Import benchmark: tracesql vs. the plain sqlite3 JSON1 baseline on a synthetic Kineto trace.
 #
-#   bench/run_bench.sh [--mb 500] [--gz] [--compact] [--cpus N] [--seed S]
+#   bench/run_bench.sh [--mb 500] [--gz] [--compact] [--cpus N] [--seed S] [--repeat N]
 #                      [--no-json1] [--no-tracesql] [--keep-db]
 #
 # Generates (and caches in bench/out/) the trace with bench/gen_trace.py, then times
 #   (a) $TRACESQL import TRACE -o DB --force --timings    (TRACESQL defaults to build/tracesql)
 #   (b) sqlite3 DB < bench/json1_import.sql               (always on the plain .json)
 # and prints a markdown table: wall s, user+sys CPU s, peak RSS, DB size, MB/s of uncompressed
-# JSON, speed-up, RSS/JSON and DB/JSON. See bench/README.md.
+# JSON, speed-up, RSS/JSON and DB/JSON. --repeat N runs the pair N times, alternating, and reports
+# each importer's median run and the speed-up of every pair. See bench/README.md.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,8 +24,9 @@ seed=1234
 do_json1=1
 do_tracesql=1
 keep_db=0
+repeat=1
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,6 +40,8 @@ while [ $# -gt 0 ]; do
     --no-json1) do_json1=0; shift ;;
     --no-tracesql) do_tracesql=0; shift ;;
     --keep-db) keep_db=1; shift ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --repeat=*) repeat="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_bench.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -142,62 +146,97 @@ stages_line=""
 ts_note=""
 
 # ---------------------------------------------------------------- (a) tracesql
-if [ "$do_tracesql" = 1 ]; then
-  db="$out/${base}.tracesql.db"
-  if [ ! -x "$TRACESQL" ]; then
-    ts_note="tracesql binary not found at $TRACESQL (build it, or set TRACESQL=path)"
-    echo "warning: $ts_note" >&2
-  else
-    rm -f "$db" "$db-wal" "$db-shm" "$db-journal"
-    sync
-    echo "timing tracesql import ..." >&2
-    measure tracesql "" "$TRACESQL" import "$trace" -o "$db" --force --timings
-    if [ "$m_rc" != 0 ] && grep -qi -- "--timings" "$out/tracesql.log"; then
-      echo "tracesql rejected --timings; retrying without" >&2
-      rm -f "$db"
-      measure tracesql "" "$TRACESQL" import "$trace" -o "$db" --force
-    fi
-    if [ "$m_rc" != 0 ]; then
-      ts_note="tracesql exited with status $m_rc (see $out/tracesql.log)"
+# Each run appends its figures to the TS_* arrays (JSON1: J1_*); the report takes the median run.
+TS_WALL=(); TS_CPU=(); TS_RSS=(); TS_STAGES=(); J1_WALL=(); J1_CPU=(); J1_RSS=()
+R[ts_rc]=0; R[j1_rc]=0
+run_tracesql() {
+  if [ "$do_tracesql" = 1 ]; then
+    db="$out/${base}.tracesql.db"
+    if [ ! -x "$TRACESQL" ]; then
+      ts_note="tracesql binary not found at $TRACESQL (build it, or set TRACESQL=path)"
       echo "warning: $ts_note" >&2
-      tail -5 "$out/tracesql.log" >&2 || true
+    else
+      rm -f "$db" "$db-wal" "$db-shm" "$db-journal"
+      sync
+      echo "timing tracesql import ..." >&2
+      measure tracesql "" "$TRACESQL" import "$trace" -o "$db" --force --timings
+      if [ "$m_rc" != 0 ] && grep -qi -- "--timings" "$out/tracesql.log"; then
+        echo "tracesql rejected --timings; retrying without" >&2
+        rm -f "$db"
+        measure tracesql "" "$TRACESQL" import "$trace" -o "$db" --force
+      fi
+      if [ "$m_rc" != 0 ]; then
+        ts_note="tracesql exited with status $m_rc (see $out/tracesql.log)"
+        echo "warning: $ts_note" >&2
+        tail -5 "$out/tracesql.log" >&2 || true
+      fi
+      TS_STAGES+=("$(grep -m1 '^stages:' "$out/tracesql.log" || true)")
+      TS_WALL+=("$m_wall"); TS_CPU+=("$m_cpu"); TS_RSS+=("$m_rss_kb")
+      [ "$m_rc" = 0 ] || R[ts_rc]="$m_rc"
+      R[ts_db]="$(db_size "$db")"
+      R[ts_rows]="$("$SQLITE3" "$db" "SELECT (SELECT count(*) FROM events) || ' events, ' || (SELECT count(*) FROM flows) || ' flows'" 2>/dev/null || echo "?")"
+      [ "$keep_db" = 1 ] || rm -f "$db" "$db-wal" "$db-shm"
     fi
-    stages_line="$(grep -m1 '^stages:' "$out/tracesql.log" || true)"
-    R[ts_wall]="$m_wall"; R[ts_cpu]="$m_cpu"; R[ts_rss]="$m_rss_kb"; R[ts_rc]="$m_rc"
-    R[ts_db]="$(db_size "$db")"
-    R[ts_rows]="$("$SQLITE3" "$db" "SELECT (SELECT count(*) FROM events) || ' events, ' || (SELECT count(*) FROM flows) || ' flows'" 2>/dev/null || echo "?")"
-    [ "$keep_db" = 1 ] || rm -f "$db" "$db-wal" "$db-shm"
   fi
-fi
+}
 
 # ---------------------------------------------------------------- (b) JSON1 baseline
 j1_note=""
-if [ "$do_json1" = 1 ]; then
-  db="$out/${base}.json1.db"
-  plain_bytes="$(stat -c %s "$plain")"
-  if [ "$plain_bytes" -ge 1000000000 ]; then
-    j1_note="JSON1 baseline skipped: ${plain_bytes} bytes exceeds SQLITE_MAX_LENGTH (1e9) for readfile()"
-    echo "warning: $j1_note" >&2
-  else
-    rm -f "$db" "$db-wal" "$db-shm" "$db-journal"
-    sync
-    echo "timing sqlite3 JSON1 baseline ..." >&2
-    sql="$out/json1_import.bound.sql"
-    # bind the path as a parameter (single quotes doubled for SQL)
-    qpath="${plain//\'/\'\'}"
-    { printf ".parameter set :trace \"'%s'\"\n.bail on\n" "$qpath"; cat "$here/json1_import.sql"; } > "$sql"
-    measure json1 "$sql" "$SQLITE3" "$db"
-    if [ "$m_rc" != 0 ]; then
-      j1_note="sqlite3 exited with status $m_rc (see $out/json1.log)"
+run_json1() {
+  if [ "$do_json1" = 1 ]; then
+    db="$out/${base}.json1.db"
+    plain_bytes="$(stat -c %s "$plain")"
+    if [ "$plain_bytes" -ge 1000000000 ]; then
+      j1_note="JSON1 baseline skipped: ${plain_bytes} bytes exceeds SQLITE_MAX_LENGTH (1e9) for readfile()"
       echo "warning: $j1_note" >&2
-      tail -5 "$out/json1.log" >&2 || true
+    else
+      rm -f "$db" "$db-wal" "$db-shm" "$db-journal"
+      sync
+      echo "timing sqlite3 JSON1 baseline ..." >&2
+      sql="$out/json1_import.bound.sql"
+      # bind the path as a parameter (single quotes doubled for SQL)
+      qpath="${plain//\'/\'\'}"
+      { printf ".parameter set :trace \"'%s'\"\n.bail on\n" "$qpath"; cat "$here/json1_import.sql"; } > "$sql"
+      measure json1 "$sql" "$SQLITE3" "$db"
+      if [ "$m_rc" != 0 ]; then
+        j1_note="sqlite3 exited with status $m_rc (see $out/json1.log)"
+        echo "warning: $j1_note" >&2
+        tail -5 "$out/json1.log" >&2 || true
+      fi
+      J1_WALL+=("$m_wall"); J1_CPU+=("$m_cpu"); J1_RSS+=("$m_rss_kb")
+      [ "$m_rc" = 0 ] || R[j1_rc]="$m_rc"
+      R[j1_db]="$(db_size "$db")"
+      R[j1_rows]="$("$SQLITE3" "$db" "SELECT (SELECT count(*) FROM events) || ' events, ' || (SELECT count(*) FROM args) || ' args'" 2>/dev/null || echo "?")"
+      [ "$keep_db" = 1 ] || rm -f "$db" "$db-wal" "$db-shm"
     fi
-    R[j1_wall]="$m_wall"; R[j1_cpu]="$m_cpu"; R[j1_rss]="$m_rss_kb"; R[j1_rc]="$m_rc"
-    R[j1_db]="$(db_size "$db")"
-    R[j1_rows]="$("$SQLITE3" "$db" "SELECT (SELECT count(*) FROM events) || ' events, ' || (SELECT count(*) FROM args) || ' args'" 2>/dev/null || echo "?")"
-    [ "$keep_db" = 1 ] || rm -f "$db" "$db-wal" "$db-shm"
   fi
-fi
+}
+
+for ((run = 1; run <= repeat; run++)); do
+  [ "$repeat" -gt 1 ] && echo "run $run of $repeat" >&2
+  run_tracesql
+  run_json1
+done
+
+# median VALUES...: the middle value (the lower of the two middle ones for an even count)
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# The median run of each importer: its wall time, with the CPU and RSS of that same run.
+pick() {  # pick PREFIX: sets R[PREFIX_wall/cpu/rss] from the arrays PREFIX_WALL/CPU/RSS
+  local -n w="$1_WALL" c="$1_CPU" r="$1_RSS"
+  [ "${#w[@]}" -gt 0 ] || return 0
+  local m i key
+  key="$(tr '[:upper:]' '[:lower:]' <<<"$1")"
+  m="$(median "${w[@]}")"
+  for i in "${!w[@]}"; do
+    if [ "${w[$i]}" = "$m" ]; then
+      R[${key}_wall]="${w[$i]}"; R[${key}_cpu]="${c[$i]}"; R[${key}_rss]="${r[$i]}"
+      [ "$1" = TS ] && stages_line="${TS_STAGES[$i]}"
+      break
+    fi
+  done
+}
+pick TS
+pick J1
 
 # ---------------------------------------------------------------- report
 row() {  # row LABEL WALL CPU RSS_KB DB_BYTES RC ROWS
@@ -221,6 +260,16 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 echo
 if [ -n "${R[ts_wall]:-}" ] && [ -n "${R[j1_wall]:-}" ] && [ "${R[ts_rc]}" = 0 ] && [ "${R[j1_rc]}" = 0 ]; then
   awk -v a="${R[ts_wall]}" -v b="${R[j1_wall]}" 'BEGIN{ if (a > 0) printf "- speed-up (wall, JSON1 / tracesql): **%.1fx**\n", b / a }'
+fi
+if [ "$repeat" -gt 1 ]; then
+  echo "- $repeat runs each, alternating; the table shows each importer's median run. Wall s: tracesql ${TS_WALL[*]:-}; JSON1 ${J1_WALL[*]:-}"
+  if [ "${#TS_WALL[@]}" = "$repeat" ] && [ "${#J1_WALL[@]}" = "$repeat" ]; then
+    ratios=()
+    for ((i = 0; i < repeat; i++)); do
+      ratios+=("$(awk -v a="${TS_WALL[$i]}" -v b="${J1_WALL[$i]}" 'BEGIN{ printf "%.1f", (a > 0) ? b / a : 0 }')")
+    done
+    echo "- speed-up of each pair (JSON1 / tracesql run beside it): ${ratios[*]}x; lowest **$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)x**"
+  fi
 fi
 [ -n "$stages_line" ] && echo "- tracesql \`$stages_line\`"
 [ -n "$ts_note" ] && echo "- $ts_note"
