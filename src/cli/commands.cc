@@ -192,19 +192,20 @@ std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
   if (state == DbState::kFresh) return {next, false};
   fs::path dir = fs::path(next).parent_path();
   if (dir.empty()) dir = ".";
-  std::string cache = access(dir.c_str(), W_OK | X_OK) == 0 ? "" : CacheDatabaseFor(trace);
-  if (cache.empty()) {  // writable, or no cache directory: the import names any problem
-    if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", next.c_str(), trace.c_str());
-    return {next, true};
+  // Writable, or no cache directory to go to: next to the trace (the import names any problem).
+  std::string db = access(dir.c_str(), W_OK | X_OK) == 0 ? "" : CacheDatabaseFor(trace);
+  if (db.empty()) {
+    db = next;
+  } else {
+    std::fprintf(stderr, "%s is not writable: the database is kept in %s\n", dir.c_str(), db.c_str());
+    state = DatabaseState(db, trace);
+    if (state == DbState::kFresh) return {db, false};
+    std::error_code ec;
+    fs::create_directories(fs::path(db).parent_path(), ec);
+    if (ec) Errorf("{}: cannot create the cache directory: {}", fs::path(db).parent_path().string(), ec.message());
   }
-  std::fprintf(stderr, "%s is not writable: the database is kept in %s\n", dir.c_str(), cache.c_str());
-  state = DatabaseState(cache, trace);
-  if (state == DbState::kFresh) return {cache, false};
-  if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", cache.c_str(), trace.c_str());
-  std::error_code ec;
-  fs::create_directories(fs::path(cache).parent_path(), ec);
-  if (ec) Errorf("{}: cannot create the cache directory: {}", fs::path(cache).parent_path().string(), ec.message());
-  return {cache, true};
+  if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", db.c_str(), trace.c_str());
+  return {db, true};
 }
 
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf) {

@@ -467,6 +467,10 @@ def test_shortcut_readonly(ctx):
         # An up-to-date database next to the trace is used as before, read-only directory or not.
         p = run(os.path.join(dirs[2], 'run1.json'))
         check(p.returncode == 0 and p.out == 'n\n3\n' and p.err == '', 'database next to the trace: %r' % p.err)
+        # A cache directory that cannot be made: one clear error, nothing left.
+        p = run(os.path.join(dirs[1], 'run1.json'), env={'XDG_CACHE_HOME': os.path.join(dirs[0], 'cache')})
+        check(p.returncode != 0 and re.search(r'ro1/cache/tracesql: cannot create the cache directory', p.err)
+              and sorted(os.listdir(dirs[0])) == ['run1.json'], 'cache directory not writable: %r' % p.err)
         # No cache directory to fall back on: the import's own error.
         p = run(os.path.join(dirs[1], 'run1.json'), env={'XDG_CACHE_HOME': '', 'HOME': ''})
         check(p.returncode != 0 and re.search(r'run1\.db: cannot create database: directory .* is not writable', p.err),
