@@ -199,7 +199,9 @@ std::string_view TrimRight(std::string_view s) {
 std::string_view ScalarToken(simdjson::ondemand::value& v) { return TrimRight(v.raw_json_token()); }
 
 // The JSON type of v, or nullopt for a token simdjson does not type (NaN, Infinity, garbage).
-std::optional<json_type> TypeOf(simdjson::ondemand::value& v) {
+// Inlined: GCC otherwise calls it for every key's value and dispatches through a jump table whose
+// mispredictions cost 7 % of the import's CPU (clang inlines it on its own).
+[[gnu::always_inline]] inline std::optional<json_type> TypeOf(simdjson::ondemand::value& v) {
   json_type t;
   if (v.type().get(t)) return std::nullopt;
   return t;
