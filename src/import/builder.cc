@@ -238,13 +238,17 @@ class Beside {
 };
 
 // Runs body(from, to, part) over [0, n) in chunks of `chunk`, taken in turn by this thread (part 0)
-// and a second one (part 1): for loops whose iterations are independent and uneven.
-void OnTwoThreads(size_t n, size_t chunk, const std::function<void(size_t, size_t, int)>& body) {
+// and a second one (part 1): for loops whose iterations are independent and uneven. `first`, when
+// given, runs on this thread before it takes chunks (the second starts at once): serial work that
+// touches nothing the body does.
+void OnTwoThreads(size_t n, size_t chunk, const std::function<void(size_t, size_t, int)>& body,
+                  const std::function<void()>& first = {}) {
   std::atomic<size_t> next{0};
   auto work = [&](int part) {
     for (size_t c; (c = next.fetch_add(1)) * chunk < n;) body(c * chunk, std::min(n, (c + 1) * chunk), part);
   };
   Beside helper([&] { work(1); });
+  if (first) first();
   work(0);
   helper.Join();
 }
@@ -690,14 +694,19 @@ void TraceBuilder::ComputeNesting() {
     const EventRec& e = events_[i];
     stack_[i] = stacks_.Intern(parent_[i] ? stack_[parent_[i] - 1] : 0, e.name, e.cat, depth_[i]);
   };
-  for (size_t t = 0; t < threads_.size(); ++t) {
-    for (uint32_t k = thread_slices_[t].first; k < thread_slices_[t].second; ++k) intern(sorted_[k]);  // parents first
-  }
   // Instants and other non-slice events: parent = innermost slice containing ts (two threads
-  // taking chunks of events in turn), then their paths interned in event order.
+  // taking chunks of events in turn), then their paths interned in event order. The slices' paths
+  // are interned on this thread first, while the second thread starts on the instants: interning
+  // reads and writes only slices' entries, the instants' search only instants' (and reads the
+  // slices' parent_, op_ and top_op_, final since the walk above).
   auto is_instant = [&](uint32_t i) {
     const EventRec& e = events_[i];
     return e.ts != kNullTs && (e.dur == kNullTs || e.dur < 0);
+  };
+  auto intern_slices = [&] {
+    for (size_t t = 0; t < threads_.size(); ++t) {
+      for (uint32_t k = thread_slices_[t].first; k < thread_slices_[t].second; ++k) intern(sorted_[k]);  // parents first
+    }
   };
   OnTwoThreads(n, size_t{1} << 14, [&](size_t from, size_t to, int) {
     for (auto i = static_cast<uint32_t>(from); i < to; ++i) {
@@ -712,7 +721,7 @@ void TraceBuilder::ComputeNesting() {
         depth_[i] = 0;
       }
     }
-  });
+  }, intern_slices);
   for (uint32_t i = 0; i < n; ++i) {
     if (is_instant(i)) intern(i);
   }
