@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <utility>
 
@@ -30,7 +31,9 @@ std::pair<std::string, std::string> ParseParamAssignment(std::string_view arg);
 
 // Binds each named parameter of stmt (":name", "@name", "$name") that params holds; the others stay
 // NULL, so queries write coalesce(:limit, 20). Throws tracesql::Error when SQLite refuses a bind.
-void BindParams(sqlite3_stmt* stmt, const Params& params);
+// Returns the parameters bound as text although they were not quoted (":limit = 'abc'"), for an
+// error message to point at when SQLite then finds text where it needs a number.
+std::vector<std::string> BindParams(sqlite3_stmt* stmt, const Params& params);
 
 // Names of the named parameters the SQL text uses (":limit" -> "limit"), found by a lexical scan that
 // skips string literals, quoted identifiers and comments. E.g. "SELECT ':x', :y -- :z" -> {"y"}.

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "tracesql/error.h"
 
 namespace tracesql {
@@ -77,7 +79,8 @@ std::pair<std::string, std::string> ParseParamAssignment(std::string_view arg) {
   return {std::string(key), std::string(arg.substr(eq + 1))};
 }
 
-void BindParams(sqlite3_stmt* stmt, const Params& params) {
+std::vector<std::string> BindParams(sqlite3_stmt* stmt, const Params& params) {
+  std::vector<std::string> unquoted_text;
   int n = sqlite3_bind_parameter_count(stmt);
   for (int i = 1; i <= n; ++i) {
     const char* raw = sqlite3_bind_parameter_name(stmt, i);
@@ -99,13 +102,16 @@ void BindParams(sqlite3_stmt* stmt, const Params& params) {
         rc = sqlite3_bind_double(stmt, i, std::strtod(v.c_str(), nullptr));
         break;
       case ParamKind::kText: {
-        std::string_view t = IsQuoted(v) ? std::string_view(v).substr(1, v.size() - 2) : std::string_view(v);
+        bool quoted = IsQuoted(v);
+        std::string_view t = quoted ? std::string_view(v).substr(1, v.size() - 2) : std::string_view(v);
+        if (!quoted) unquoted_text.push_back(fmt::format("{} = '{}'", raw, v));
         rc = sqlite3_bind_text(stmt, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
         break;
       }
     }
     if (rc != SQLITE_OK) Errorf("cannot bind parameter {}: {}", raw, sqlite3_errstr(rc));
   }
+  return unquoted_text;
 }
 
 std::set<std::string> ReferencedParams(std::string_view sql) {

@@ -160,8 +160,9 @@ void ExecuteSql(sqlite3* db, std::string_view sql, const SqlSource& source, cons
     if (!stmt) continue;  // only whitespace or comments
     int line = PositionOf(sql, start, source.first_line).line;
     std::string text(sql.substr(start, next - start));
+    std::vector<std::string> text_params;
     try {
-      if (options.params) BindParams(stmt, *options.params);
+      if (options.params) text_params = BindParams(stmt, *options.params);
     } catch (const Error& e) {
       throw SqlError(SqlError::Kind::kRuntime, source.name, line, e.what(), text, -1);
     }
@@ -175,7 +176,15 @@ void ExecuteSql(sqlite3* db, std::string_view sql, const SqlSource& source, cons
       RenderStatement(stmt, options.render, options.out);
     } catch (const Error& e) {
       std::fflush(options.out);
-      throw SqlError(SqlError::Kind::kRuntime, source.name, line, e.what(), text, -1);
+      std::string msg = e.what();
+      // "datatype mismatch": SQLite wanted a number (LIMIT :limit) and got text, most likely a
+      // parameter given as -p limit=abc: say which.
+      if (sqlite3_errcode(db) == SQLITE_MISMATCH && !text_params.empty()) {
+        std::string names;
+        for (const auto& t : text_params) names += (names.empty() ? "" : ", ") + t;
+        msg += fmt::format(" (text where a number is needed? {} is text)", names);
+      }
+      throw SqlError(SqlError::Kind::kRuntime, source.name, line, msg, text, -1);
     }
     if (has_columns) ++written;
     std::fflush(options.out);

@@ -270,6 +270,11 @@ def test_params(ctx):
     p = ctx.ok('query', db, 'SELECT :big AS big, typeof(:big) AS t', '-p', 'big=99999999999999999999',
                '--format', 'csv', '--no-header')
     check(p.out == '1e+20,real\n', 'beyond int64 binds as a real: %r' % p.out)
+    # Text where SQLite needs a number: the error names the parameter (not for a quoted value,
+    # which asked for text).
+    ctx.fails(r"line 7 of builtin:top_kernels: datatype mismatch \(text where a number is needed\? "
+              r":limit = 'abc' is text\)$", 'run', db, 'top_kernels', '-p', 'limit=abc')
+    p = ctx.fails(r'datatype mismatch$', 'query', db, 'SELECT 1 LIMIT :n', '-p', "n='x'")
     qdir = os.path.join(HERE, 'queries')
     p = ctx.ok('run', db, 'kernel_names', '--queries-dir', qdir, '--format', 'csv')
     check(p.out == 'name\ngemm_kernel\nrelu_kernel\n', 'missing :limit is NULL -> coalesce default: %r' % p.out)

@@ -37,7 +37,8 @@ TEST_CASE("params: key=value parsing and its errors", "[params]") {
 TEST_CASE("params: binding by name; missing ones stay NULL", "[params]") {
   Db db = Db::Open(":memory:", true);
   Stmt s = db.Prepare("SELECT typeof(:a), typeof(@b), typeof($c), :d, typeof(:missing), ?");
-  BindParams(s.get(), Params{{"a", "1"}, {"b", "1.5"}, {"c", "x"}, {"d", "'7'"}});
+  CHECK(BindParams(s.get(), Params{{"a", "1"}, {"b", "1.5"}, {"c", "x"}, {"d", "'7'"}}) ==
+        std::vector<std::string>{"$c = 'x'"});  // bound as text without quotes: named in errors
   REQUIRE(s.Step());
   CHECK(s.ColumnText(0) == "integer");
   CHECK(s.ColumnText(1) == "real");
