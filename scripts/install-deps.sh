@@ -2,7 +2,8 @@
 # Installs the Debian/Ubuntu packages tracesql needs, only those that are missing.
 # Works as root or through sudo. Safe to run repeatedly.
 # OPTIONAL packages (clang and its sanitizer/libFuzzer runtimes, for the sanitizer and fuzz pass of
-# scripts/test.sh) are installed when the distribution has them; their absence is not an error.
+# scripts/test.sh, and for scripts/demo.sh's faster build) are installed when the distribution has
+# them; their absence is not an error.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libsimdjson-dev libcli11-dev
       libfmt-dev catch2 zlib1g-dev libedit-dev python3)
