@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,8 @@ class UserDb {
   const std::string& path() const { return path_; }
   // application_id says tracesql (whatever the version).
   bool is_tracesql() const { return is_tracesql_; }
+  // PRAGMA user_version: the schema version of a tracesql database (kSchemaVersion when current).
+  int64_t schema_version() const { return schema_version_; }
   void Close();
 
  private:
@@ -42,6 +45,7 @@ class UserDb {
   Db db_;
   std::string path_;
   bool is_tracesql_ = false;
+  int64_t schema_version_ = 0;
 };
 
 // What a file holds, judged by its first bytes (and its name when it is empty).

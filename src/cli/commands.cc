@@ -146,13 +146,18 @@ void PrintImportSummary(const ImportSummary& s, const std::string& db_path) {
 
 enum class DbState { kMissing, kFresh, kStale };
 
-// Whether db_path holds a tracesql database at least as new as the trace. A file there that is not
-// a tracesql database is an error: it is never replaced.
-DbState DatabaseState(const std::string& db_path, const std::string& trace) {
+// Whether db_path holds a tracesql database that can stand for the trace: at least as new as the
+// trace and of this tracesql's schema version. Stale ones are imported again (with `why` saying
+// why); a file there that is not a tracesql database is an error: it is never replaced. One of a
+// newer schema version is left alone too (opening it says so).
+DbState DatabaseState(const std::string& db_path, const std::string& trace, std::string* why) {
   if (SniffFile(db_path) == FileKind::kMissing) return DbState::kMissing;
   bool ours = false;
+  int64_t version = 0;
   try {
-    ours = UserDb::Open(db_path, /*any_db=*/true).is_tracesql();
+    UserDb u = UserDb::Open(db_path, /*any_db=*/true);
+    ours = u.is_tracesql();
+    version = u.schema_version();
   } catch (const Error&) {
     ours = false;
   }
@@ -164,7 +169,16 @@ DbState DatabaseState(const std::string& db_path, const std::string& trace) {
   std::error_code ec1, ec2;
   auto db_time = fs::last_write_time(db_path, ec1);
   auto trace_time = fs::last_write_time(trace, ec2);
-  return ec1 || ec2 || db_time < trace_time ? DbState::kStale : DbState::kFresh;
+  if (ec1 || ec2 || db_time < trace_time) {
+    *why = fmt::format("{} is older than {}", db_path, trace);
+    return DbState::kStale;
+  }
+  if (version < kSchemaVersion) {
+    *why = fmt::format("{} was made by an older tracesql (schema version {}; this one writes {})", db_path, version,
+                       kSchemaVersion);
+    return DbState::kStale;
+  }
+  return DbState::kFresh;
 }
 
 // The cache database of a trace: $XDG_CACHE_HOME/tracesql (else ~/.cache/tracesql), named after the
@@ -183,12 +197,12 @@ std::string CacheDatabaseFor(const std::string& trace) {
 }
 
 // The database `tracesql TRACE` opens, and whether to import it first: NAME.db next to the trace,
-// imported when missing or older than the trace. When the trace's directory is not writable (a
+// imported when missing, older than the trace or made by an older tracesql (DatabaseState). When the trace's directory is not writable (a
 // read-only mount, a shared directory) and no up-to-date database is there, the user's cache
 // directory holds it instead (CacheDatabaseFor).
 std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
-  std::string next = DatabaseForTrace(trace);
-  DbState state = DatabaseState(next, trace);
+  std::string next = DatabaseForTrace(trace), why;
+  DbState state = DatabaseState(next, trace, &why);
   if (state == DbState::kFresh) return {next, false};
   fs::path dir = fs::path(next).parent_path();
   if (dir.empty()) dir = ".";
@@ -198,13 +212,13 @@ std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
     db = next;
   } else {
     std::fprintf(stderr, "%s is not writable: the database is kept in %s\n", dir.c_str(), db.c_str());
-    state = DatabaseState(db, trace);
+    state = DatabaseState(db, trace, &why);
     if (state == DbState::kFresh) return {db, false};
     std::error_code ec;
     fs::create_directories(fs::path(db).parent_path(), ec);
     if (ec) Errorf("{}: cannot create the cache directory: {}", fs::path(db).parent_path().string(), ec.message());
   }
-  if (state == DbState::kStale) std::fprintf(stderr, "%s is older than %s: importing again\n", db.c_str(), trace.c_str());
+  if (state == DbState::kStale) std::fprintf(stderr, "%s: importing again\n", why.c_str());
   return {db, true};
 }
 

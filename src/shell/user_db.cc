@@ -92,6 +92,7 @@ UserDb UserDb::Open(const std::string& path, bool any_db) {
   }
   if (shell::JsonShim::Needed()) u.json_ = shell::JsonShim::Install(db);
   u.is_tracesql_ = app == kApplicationId;
+  u.schema_version_ = version;
   if (!any_db) {
     if (!u.is_tracesql_) {
       Errorf("{}: not a tracesql database (application_id {}); import a trace with `tracesql import`, or pass "

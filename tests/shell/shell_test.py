@@ -376,6 +376,19 @@ def test_shortcut(ctx):
     os.utime(db, (time.time() - 50, time.time() - 50))
     p = ctx.ok(trace, '--format', 'csv', stdin='SELECT 1;\n')
     check('is older than' in p.err and 'imported 1 trace' in p.err, 'older database re-imported: %r' % p.err)
+    # A database made by an older tracesql (older schema version) is rebuilt, however new.
+    con = sqlite3.connect(db)
+    current = con.execute('PRAGMA user_version').fetchone()[0]
+    con.execute('PRAGMA user_version = 1')
+    con.commit()
+    con.close()
+    p = ctx.ok(trace, '--format', 'csv', stdin='SELECT count(*) AS n FROM kernels;\n')
+    check(re.search(r'run1\.db was made by an older tracesql \(schema version 1; this one writes %d\): importing '
+                    r'again\n' % current, p.err) and 'imported 1 trace' in p.err and 'warning' not in p.err
+          and p.out == 'n\n3\n', 'older schema re-imported: %r' % p.err)
+    con = sqlite3.connect(db)
+    check(con.execute('PRAGMA user_version').fetchone()[0] == current, 'schema version after re-import')
+    con.close()
     p = ctx.ok(db, '--format', 'csv', stdin='SELECT count(*) FROM traces;\n')
     check(p.out.endswith('\n1\n'), 'tracesql DB')
     gz = os.path.join(ctx.work, 'rank0.pt.trace.json.gz')
