@@ -149,7 +149,8 @@ enum class DbState { kMissing, kFresh, kStale };
 // Whether db_path holds a tracesql database that can stand for the trace: at least as new as the
 // trace and of this tracesql's schema version. Stale ones are imported again (with `why` saying
 // why); a file there that is not a tracesql database is an error: it is never replaced. One of a
-// newer schema version is left alone too (opening it says so).
+// newer schema version counts as fresh while newer than the trace (opening it then says the schema
+// is too new for this tracesql).
 DbState DatabaseState(const std::string& db_path, const std::string& trace, std::string* why) {
   if (SniffFile(db_path) == FileKind::kMissing) return DbState::kMissing;
   bool ours = false;
