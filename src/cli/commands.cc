@@ -198,9 +198,9 @@ std::string CacheDatabaseFor(const std::string& trace) {
 }
 
 // The database `tracesql TRACE` opens, and whether to import it first: NAME.db next to the trace,
-// imported when missing, older than the trace or made by an older tracesql (DatabaseState). When the trace's directory is not writable (a
-// read-only mount, a shared directory) and no up-to-date database is there, the user's cache
-// directory holds it instead (CacheDatabaseFor).
+// imported when missing, older than the trace or made by an older tracesql (DatabaseState). When
+// the trace's directory is not writable (a read-only mount, a shared directory) and no up-to-date
+// database is there, the user's cache directory holds it instead (CacheDatabaseFor).
 std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
   std::string next = DatabaseForTrace(trace), why;
   DbState state = DatabaseState(next, trace, &why);
