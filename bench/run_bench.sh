@@ -5,7 +5,8 @@
 #                      [--no-json1] [--no-tracesql] [--keep-db]
 #
 # Generates (and caches in bench/out/) the trace with bench/gen_trace.py, then times
-#   (a) $TRACESQL import TRACE -o DB --force --timings    (TRACESQL defaults to build/tracesql)
+#   (a) $TRACESQL import TRACE -o DB --force --timings    (TRACESQL defaults to build/tracesql,
+#                                                           built by scripts/build-release.sh if missing)
 #   (b) sqlite3 DB < bench/json1_import.sql               (always on the plain .json)
 # and prints a markdown table: wall s, user+sys CPU s, peak RSS, DB size, MB/s of uncompressed
 # JSON, speed-up, RSS/JSON and DB/JSON. --repeat N runs the pair N times, alternating, and reports
@@ -26,7 +27,7 @@ do_tracesql=1
 keep_db=0
 repeat=1
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,7 +48,13 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-TRACESQL="${TRACESQL:-$root/build/tracesql}"
+if [ -z "${TRACESQL:-}" ]; then
+  TRACESQL="$root/build/tracesql"
+  if [ ! -x "$TRACESQL" ]; then  # build it as scripts/demo.sh does (packages must be installed)
+    echo "building $TRACESQL (scripts/build-release.sh) ..." >&2
+    "$root/scripts/build-release.sh"
+  fi
+fi
 SQLITE3="${SQLITE3:-sqlite3}"
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$out"

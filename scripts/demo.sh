@@ -4,14 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-# clang when it is installed (and $CXX does not say otherwise): its build imports 4-7 % faster than
-# GCC 12's (bench/README.md, thirteenth session). A build directory keeps its first compiler.
-compiler=()
-if [ -z "${CXX:-}" ] && [ ! -f build/CMakeCache.txt ] && command -v clang++ >/dev/null; then
-  compiler=(-DCMAKE_CXX_COMPILER=clang++)
-fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTRACESQL_BUILD_TESTS=OFF "${compiler[@]}" >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+./scripts/build-release.sh
 ./build/tracesql import samples/tracelens_h100_bert_small_infer.json.gz -o sample.db --force
 echo
 echo "-- events by category"
