@@ -87,14 +87,10 @@ void StringIdMap::Grow() {
 }
 
 uint32_t Interner::Intern(std::string_view s) {
-  const uint64_t h = StringIdMap::Hash(s);
-  if (uint32_t id = map_.Find(s, h)) return id;
-  storage_.emplace_back(s);
-  std::string_view v = storage_.back();
-  uint32_t id = static_cast<uint32_t>(views_.size());
-  views_.push_back(v);
-  map_.Insert(v, h, id);
-  return id;
+  return map_.FindOrAdd(s, [&] {
+    views_.push_back(storage_.emplace_back(s));
+    return std::pair{views_.back(), static_cast<uint32_t>(views_.size() - 1)};
+  });
 }
 
 uint32_t StackInterner::Intern(uint32_t parent, uint32_t name, uint32_t cat, int depth) {
@@ -167,13 +163,9 @@ void StackInterner::Write(ImportPages& pages, const Interner& strings) const {
 
 uint32_t ArgShapes::Intern(std::string_view sig) {
   if (last_id_ && sig == last_sig_) return last_id_;
-  const uint64_t h = StringIdMap::Hash(sig);
-  uint32_t id = map_.Find(sig, h);
-  if (id == 0) {
-    sigs_.emplace_back(sig);
-    id = static_cast<uint32_t>(sigs_.size());
-    map_.Insert(sigs_.back(), h, id);
-  }
+  const uint32_t id = map_.FindOrAdd(sig, [&] {
+    return std::pair{std::string_view(sigs_.emplace_back(sig)), static_cast<uint32_t>(sigs_.size())};
+  });
   last_sig_ = sigs_[id - 1];
   last_id_ = id;
   return id;
@@ -290,13 +282,10 @@ uint32_t InputShapes::Intern(bool has_dims, std::string_view dims, bool has_type
   key_.append(dims);
   key_.push_back('\0');
   key_.append(types);
-  const uint64_t h = StringIdMap::Hash(key_);
-  if (uint32_t id = map_.Find(key_, h)) return id;
-  shapes_.push_back({has_dims, has_types, std::string(dims), std::string(types)});
-  keys_.push_back(key_);
-  uint32_t id = static_cast<uint32_t>(shapes_.size());
-  map_.Insert(keys_.back(), h, id);
-  return id;
+  return map_.FindOrAdd(key_, [&] {
+    shapes_.push_back({has_dims, has_types, std::string(dims), std::string(types)});
+    return std::pair{std::string_view(keys_.emplace_back(key_)), static_cast<uint32_t>(shapes_.size())};
+  });
 }
 
 TraceBuilder::TraceBuilder(std::string path, const std::string& spill_dir, Interner& strings, StackInterner& stacks,

@@ -37,6 +37,16 @@ class StringIdMap {
   uint32_t Find(std::string_view s, uint64_t h) const;
   uint32_t Find(std::string_view s) const { return Find(s, Hash(s)); }
   void Insert(std::string_view s, uint64_t h, uint32_t id);  // s not present
+  // The id of s; when s is absent, add() keeps a copy of it and returns {that copy, its new id},
+  // which is inserted. (The interners' one lookup per value: s is hashed once.)
+  template <class Add>
+  uint32_t FindOrAdd(std::string_view s, Add add) {
+    const uint64_t h = Hash(s);
+    if (uint32_t id = Find(s, h)) return id;
+    const auto [kept, id] = add();
+    Insert(kept, h, id);
+    return id;
+  }
 
  private:
   struct Slot {
@@ -93,7 +103,6 @@ inline constexpr uint32_t kMemoryBits = ((1u << kMemoryEnd) - 1) & ~((1u << kMem
 inline constexpr uint16_t kKeepInLine = 1u << 15;
 static_assert(kPromotedCount <= 15);
 
-// Whether an event is a [memory] instant (kind 'memory', a memory_args row).
 // s == lit, compared with the literal's length known at compile time: inlined as a few loads
 // (string_view's operator== calls memcmp; per event and per arg key, that showed in profiles).
 template <size_t N>
@@ -101,6 +110,7 @@ inline bool Eq(std::string_view s, const char (&lit)[N]) {
   return s.size() == N - 1 && __builtin_memcmp(s.data(), lit, N - 1) == 0;
 }
 
+// Whether an event is a [memory] instant (kind 'memory', a memory_args row).
 inline bool IsMemoryInstant(std::string_view ph, std::string_view name) {
   return Eq(name, "[memory]") && (Eq(ph, "i") || Eq(ph, "I"));
 }

@@ -61,11 +61,12 @@ class Ctx:
         self.env['LSAN_OPTIONS'] = (lsan + ':' if lsan else '') + 'suppressions=' + os.path.join(HERE, 'lsan.supp')
         self._db = None
 
-    def run(self, *args, stdin=None, env=None, cwd=None):
+    def run(self, *args, stdin=None, env=None, cwd=None, command=None):
+        """command: what runs instead of the tracesql under test (e.g. it behind setpriv)."""
         e = dict(self.env)
         if env:
             e.update(env)
-        p = subprocess.run([self.tq] + list(args), input=stdin.encode() if isinstance(stdin, str) else stdin,
+        p = subprocess.run((command or [self.tq]) + list(args), input=stdin.encode() if isinstance(stdin, str) else stdin,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=cwd or self.work, timeout=60)
         p.out = p.stdout.decode('utf-8', 'replace')
         p.err = p.stderr.decode('utf-8', 'replace')
@@ -452,12 +453,8 @@ def test_shortcut_readonly(ctx):
             os.chmod(d, 0o555)
 
         def run(trace, env=None):
-            e = dict(ctx.env, XDG_CACHE_HOME=cache)
-            e.update(env or {})
-            p = subprocess.run(prefix + [tq, trace, '--format', 'csv'], input=b'SELECT count(*) AS n FROM kernels;\n',
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, cwd=base, timeout=60)
-            p.out, p.err = p.stdout.decode(), p.stderr.decode()
-            return p
+            return ctx.run(trace, '--format', 'csv', stdin='SELECT count(*) AS n FROM kernels;\n',
+                           env=dict({'XDG_CACHE_HOME': cache}, **(env or {})), cwd=base, command=prefix + [tq])
 
         t1 = os.path.join(dirs[0], 'run1.json')
         p = run(t1)
