@@ -5,8 +5,13 @@
 # scripts/test.sh, and for scripts/demo.sh's faster build) are installed when the distribution has
 # them; their absence is not an error.
 set -euo pipefail
+# chromium (headless) and fonts-dejavu-core test the HTML report in a real browser; nodejs and npm run
+# the old-SQLite compatibility test (sql.js builds of SQLite 3.31 and 3.36).
 PKGS=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libsimdjson-dev libcli11-dev
-      libfmt-dev catch2 zlib1g-dev libedit-dev python3)
+      libfmt-dev catch2 zlib1g-dev libedit-dev python3 chromium fonts-dejavu-core)
+# A Node.js that ships its own npm (NodeSource's nodejs) conflicts with Debian's npm package: install
+# them only when there is no npm at all.
+command -v npm >/dev/null || PKGS+=(nodejs npm)
 OPTIONAL=(clang libclang-rt-dev)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
