@@ -10,6 +10,7 @@
 
 #include "import/input.h"
 #include "import/splitter.h"
+#include "temp_dir.h"
 #include "tracesql/error.h"
 #include "tracesql/timestamp.h"
 
@@ -106,19 +107,10 @@ TEST_CASE("ScanValue: the block scanner agrees with the scalar one", "[splitter]
 }
 
 namespace {
-std::string WriteTemp(const std::string& content) {
-  char name[] = "/tmp/tq_splitter_XXXXXX";
-  int fd = mkstemp(name);
-  REQUIRE(fd >= 0);
-  FILE* f = fdopen(fd, "wb");
-  std::fwrite(content.data(), 1, content.size(), f);
-  std::fclose(f);
-  return name;
-}
-
 SplitResult Split(const std::string& content, std::vector<std::string>* events = nullptr) {
-  std::string path = WriteTemp(content);
-  InputStream in(path);
+  tracesql::testing::TempDir dir("tq_splitter");  // removed however Run ends, a throw included
+  dir.Write("trace.json", content);
+  InputStream in(dir / "trace.json");
   auto r = Splitter::Run(
       in,
       [&](Batch&& b) {
@@ -133,7 +125,6 @@ SplitResult Split(const std::string& content, std::vector<std::string>* events =
         CHECK(b.text.back() == ']');
       },
       [](int64_t) {});
-  std::remove(path.c_str());
   return r;
 }
 }  // namespace
