@@ -32,6 +32,7 @@
 #include "util/channel.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
+#include "tracesql/files.h"
 #include "tracesql/import.h"
 #include "tracesql/timestamp.h"
 
@@ -1238,9 +1239,14 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
   fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) Errorf("{}: cannot create database: directory {} does not exist", db_path, dir.string());
+  for (const auto& t : traces) {
+    if (SameFile(t, db_path)) Errorf("{}: is the trace {} being imported; write the database to another file", db_path, t);
+  }
   if (fs::exists(out, ec)) {
     if (fs::is_directory(out, ec)) Errorf("{}: cannot create database: is a directory", db_path);
     if (!options.force) Errorf("{}: database already exists (use --force to replace it)", db_path);
+    // --force replaces a database (ours or another program's), never a file of another kind.
+    if (!IsEmptyOrSqliteFile(db_path)) Errorf("{}: exists and is not a SQLite database: --force replaces only a database", db_path);
   }
   if (access(dir.c_str(), W_OK) != 0) Errorf("{}: cannot create database: directory {} is not writable", db_path, dir.string());
   // Fail early on unreadable inputs, before any work.

@@ -13,6 +13,7 @@
 
 #include "shell/shell.h"
 #include "tracesql/error.h"
+#include "tracesql/files.h"
 #include "tracesql/import.h"
 #include "tracesql/queries.h"
 
@@ -219,6 +220,15 @@ DotResult RunOutputTo(Shell& sh, const std::vector<std::string>& args, bool once
   }
   std::string path = FileArg(args[0]);
   if (!path.empty() && path[0] == '|') Errorf("output to a pipe is not supported: no dot-command runs a program");
+  // Opening for writing truncates: never the open database or an attached one.
+  if (sh.db().get()) {
+    Stmt s = sh.db().db().Prepare("PRAGMA database_list");
+    while (s.Step()) {
+      if (SameFile(path, s.ColumnText(2))) {
+        Errorf("{}: is the database '{}' of this shell; write the output to another file", path, s.ColumnText(1));
+      }
+    }
+  }
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) Errorf("{}: cannot write: {}", path, std::strerror(errno));
   sh.SetOutput(f, once);

@@ -105,6 +105,31 @@ expect_error "force but bad" "notjson.json" -- import --force "$W/notjson.json" 
 n=$("$TQ" query "$W/g.db" "SELECT count(*) FROM traces" --format csv | tail -1)
 [ "$n" = "2" ] && ok || bad "two traces expected, got $n"
 
+# --force replaces only a SQLite database (another program's too) or an empty file; never one of
+# the traces being imported (by file identity: the same name, ./name, a symlink) nor a file of
+# another kind. Each refusal is one line and leaves the file as it was.
+cp "$W/good.json" "$W/self.json"
+ln -s self.json "$W/self-link.db"
+sum_self=$(md5sum < "$W/self.json")
+expect_error "force over its input" "self.json: is the trace .*self.json being imported" -- import --force "$W/self.json" -o "$W/self.json"
+expect_error "input without force" "self.json: is the trace .*self.json being imported" -- import "$W/good.json" "$W/self.json" -o "$W/self.json"
+expect_error "force over a symlink to its input" "self-link.db: is the trace .*self.json being imported" -- import --force "$W/self.json" -o "$W/self-link.db"
+cd "$W"
+expect_error "force over ./input" "^tracesql: error: ./self.json: is the trace self.json being imported" -- import --force self.json -o ./self.json
+cd - >/dev/null
+[ "$sum_self" = "$(md5sum < "$W/self.json")" ] && ok || bad "--force replaced its own input"
+printf 'my notes\n' > "$W/notes.txt"
+expect_error "force over a text file" "notes.txt: exists and is not a SQLite database: --force replaces only a database" -- import --force "$W/good.json" -o "$W/notes.txt"
+[ "$(cat "$W/notes.txt")" = "my notes" ] && ok || bad "--force replaced a text file"
+python3 -c "import sqlite3; c = sqlite3.connect('$W/foreign.db'); c.execute('create table x(a)'); c.commit()"
+: > "$W/empty.db"
+for f in foreign.db empty.db; do
+  if "$TQ" import -q --force "$W/good.json" -o "$W/$f" 2>"$W/.err" \
+     && [ "$("$TQ" query "$W/$f" "SELECT count(*) FROM events" --format csv --no-header)" = "1" ]; then ok
+  else bad "--force over $f: $(cat "$W/.err")"; fi
+done
+rm -f "$W/self.json" "$W/self-link.db" "$W/notes.txt" "$W/foreign.db" "$W/empty.db"
+
 # Full disk (simulated with a page limit): clear error, nothing left.
 TRACESQL_TEST_MAX_PAGES=8 expect_error "disk full" "full.db: cannot write database: database or disk is full" -- import "$W/good.json" -o "$W/full.db"
 

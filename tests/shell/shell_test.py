@@ -552,6 +552,18 @@ def test_safety(ctx):
     # .open checks the same way and keeps the current database on failure.
     p = ctx.run('shell', '--format', 'csv', db, stdin='.open %s\nSELECT count(*) FROM traces;\n' % foreign)
     check('not a tracesql database' in p.err and p.out.endswith('\n1\n'), '.open refused: %r %r' % (p.out, p.err))
+    # .output / .once never truncate the open database or an attached one (whatever the name used).
+    link = os.path.join(ctx.work, 'tiny-link.db')
+    os.symlink(db, link)
+    other = os.path.join(ctx.work, 'other.db')
+    shutil.copy(db, other)
+    before = [open(f, 'rb').read() for f in (db, other)]
+    p = ctx.run('shell', '--format', 'csv', '--attach', other, db,
+                stdin='.output %s\n.once %s\nSELECT count(*) FROM events;\n' % (link, other))
+    check(re.search(r"tiny-link\.db: is the database 'main' of this shell", p.err)
+          and re.search(r"other\.db: is the database 'b' of this shell", p.err) and p.out == 'count(*)\n10\n',
+          '.output over a database: %r %r' % (p.out, p.err))
+    check([open(f, 'rb').read() for f in (db, other)] == before, '.output / .once left the databases intact')
 
 
 def test_import_cmd(ctx):

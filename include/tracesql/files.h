@@ -1,0 +1,20 @@
+// What a path names on disk, for the checks made before a file is written: never an input, and
+// --force replaces only a database.
+#ifndef TRACESQL_FILES_H_
+#define TRACESQL_FILES_H_
+
+#include <string>
+
+namespace tracesql {
+
+// Whether a and b name the same file: the same device and inode once symlinks are followed, so
+// "a", "./a", a symlink to a and a hard link of a all do. False when either cannot be stat()ed.
+bool SameFile(const std::string& a, const std::string& b);
+
+// Whether replacing the existing file at path loses nothing but a database: it is empty, or it begins
+// with SQLite's 16-byte header ("SQLite format 3\0"), whoever wrote it.
+bool IsEmptyOrSqliteFile(const std::string& path);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_FILES_H_
