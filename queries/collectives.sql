@@ -1,7 +1,7 @@
 -- name: collectives
 -- description: One row per collective (communication GPU op, matched across the ranks of the database): name, message sizes, process group, duration, and across ranks the start/end skew and the slowest (last-arriving) rank (TraceLens NcclAnalyser, HTA stragglers).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL (needed for the cross-rank columns)
--- param :limit -1 — number of rows (-1: all)
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL (needed for the cross-rank columns)
+-- param :limit -1 (integer) — number of rows (-1: all)
 --
 -- Collectives are GPU ops of class 'communication' (kernel_class_rules). Their metadata comes from
 -- the op's own args (Kineto copies record_param_comms' args onto NCCL kernels) or else from the

@@ -1,7 +1,7 @@
 -- name: comm_overlap
 -- description: Communication GPU time hidden under compute vs exposed, per rank and device, per ProfilerStep (HTA get_comm_comp_overlap; TraceLens exposed_comm).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :per_step 1 — 1: one row per step of each (trace, device); 0: one row per (trace, device) over the whole trace
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :per_step 1 {0|1} — 1: one row per step of each (trace, device); 0: one row per (trace, device) over the whole trace
 --
 -- Classes come from kernel_class_rules: communication ops vs compute ops (memory-class and other ops
 -- neither hide nor are communication). Per (trace, device):

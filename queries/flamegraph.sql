@@ -1,8 +1,8 @@
 -- name: flamegraph
 -- description: Folded stacks ("frame;frame;frame value") for flamegraph.pl, speedscope or inferno: CPU self time per host call path, or GPU time under the call path of the launch call that issued each GPU op.
--- param :mode cpu — 'cpu': self time (ns) of host slices per call path; 'gpu': GPU op time (ns) under the stack of its launch call, with the GPU op's name as the leaf frame
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :merge_steps 1 — 1: every ProfilerStep#N frame reads 'ProfilerStep#*', so all steps fold into one graph; 0: keep the step numbers
+-- param :mode cpu {cpu|gpu} — 'cpu': self time (ns) of host slices per call path; 'gpu': GPU op time (ns) under the stack of its launch call, with the GPU op's name as the leaf frame
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :merge_steps 1 {0|1} — 1: every ProfilerStep#N frame reads 'ProfilerStep#*', so all steps fold into one graph; 0: keep the step numbers
 --
 -- Output: one column, folded = 'root;child;...;leaf <value>', one line per distinct call path, in
 -- path order. Write a file flamegraph.pl / speedscope read with

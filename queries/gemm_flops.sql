@@ -1,9 +1,9 @@
 -- name: gemm_flops
 -- description: FLOPs and bytes of GEMMs, convolutions and scaled-dot-product attention from their recorded shapes (TraceLens formulas), with the GPU time they launched: achieved TFLOP/s, arithmetic intensity and % of the device's published peak (device_peaks), per shape or per op.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :group shape — 'shape': one row per (op, Input Dims, Input type); 'op': one row per op name
--- param :tf_peak 0 — 1: compare float32 ops with the TF32 tensor-core peak instead of the plain FP32 peak
--- param :limit 50 — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :group shape {shape|op} — 'shape': one row per (op, Input Dims, Input type); 'op': one row per op name
+-- param :tf_peak 0 {0|1} — 1: compare float32 ops with the TF32 tensor-core peak instead of the plain FP32 peak
+-- param :limit 50 (integer) — number of rows
 --
 -- Needs record_shapes (args 'Input Dims' / 2020 'Input dims', 'Input type', 'Concrete Inputs').
 -- Which ops: every CPU op below that has no other one of them inside it. aten::linear, aten::matmul,

@@ -1,10 +1,10 @@
 -- name: idle_breakdown
 -- description: GPU idle time (idle_gaps) per device broken down three ways: by cause (host / device / unknown), by the host CPU op blamed (what the launching thread was running when the gap began), and as a histogram of gap lengths.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :min_dur 0 — ignore gaps shorter than this many ns
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :min_dur 0 (number) — ignore gaps shorter than this many ns
 -- param :thresholds 1000,10000,100000,1000000 — histogram bucket edges in ns, comma-separated: buckets [0, e1), [e1, e2), ..., [last, inf)
--- param :by NULL — only this breakdown: 'cause', 'host_op' or 'length'; all three when NULL
--- param :top_ops 20 — host_op rows per device: the ops with the most idle; the rest are folded into '(other ops)'
+-- param :by NULL {cause|host_op|length} — only this breakdown: 'cause', 'host_op' or 'length'; all three when NULL
+-- param :top_ops 20 (integer) — host_op rows per device: the ops with the most idle; the rest are folded into '(other ops)'
 --
 -- One row per (trace, device, dimension, bucket):
 --   dimension 'cause'    bucket = idle_gaps.cause: 'host' (the next op's launch started after the gap

@@ -1,7 +1,7 @@
 -- name: idle_summary
 -- description: GPU idle time per device and cause (host: the CPU launched late; device: queued or launch latency; unknown: no launch found), as a share of the device's active span.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :min_dur 0 — ignore gaps shorter than this many ns
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :min_dur 0 (number) — ignore gaps shorter than this many ns
 WITH span AS (
   SELECT trace_id, device, min(gpu_ts) AS start_ts, max(gpu_ts + gpu_dur) AS end_ts
   FROM op_kernel_links                -- one row per GPU op (materialised; no names needed)

@@ -1,7 +1,7 @@
 -- name: idle_time_hta
 -- description: HTA's idle-time breakdown per GPU stream: the time between consecutive GPU ops on a stream, split into host_wait / kernel_wait / other, with HTA's idle_time_ratio and the interval statistics.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :kernel_wait_ns 30000 — an interval shorter than this (ns) that is not a host wait is a kernel wait
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :kernel_wait_ns 30000 (number) — an interval shorter than this (ns) that is not a host wait is a kernel wait
 --
 -- From stream_idle_gaps: one interval per pair of consecutive GPU ops (kernel, memcpy, memset) on a
 -- stream, dur = next start - previous end, signed (overlapping ops give dur <= 0, summed as they

@@ -1,7 +1,7 @@
 -- name: kernel_classes
 -- description: GPU time per class (compute / communication / memory / other) and per rule of the editable kernel_class_rules table, with the rule that matched; :by_name 1 lists every GPU op name.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :by_name 0 — 1: one row per GPU op name (with its class and the rule that matched); 0: one row per (class, rule)
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :by_name 0 {0|1} — 1: one row per GPU op name (with its class and the rule that matched); 0: one row per (class, rule)
 --
 -- Every GPU op (kernel, memcpy, memset: op_kernels) gets the class of the kernel_class_rules row with
 -- the highest priority whose kind (NULL = any) and pattern (GLOB or LIKE, column syntax) match; no

@@ -1,8 +1,8 @@
 -- name: kernel_summary
 -- description: Per kernel name: instances, total / mean / median / min / max / stddev of the duration (ns), share of all kernel time and of GPU busy time, and its class (nsys cuda_gpu_kern_sum, HTA kernel breakdown).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :device NULL — only this device; all devices when NULL
--- param :limit -1 — number of rows (-1: all)
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :device NULL (integer) — only this device; all devices when NULL
+-- param :limit -1 (integer) — number of rows (-1: all)
 --
 -- Columns:
 --   name            kernel name as written (kernels: cat kernel / legacy Kernel)

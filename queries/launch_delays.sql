@@ -1,7 +1,7 @@
 -- name: launch_delays
 -- description: Launch delay (GPU start minus the end of the launching runtime call, ns) by launch call and GPU op, largest total first.
--- param :limit 20 — number of rows
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :limit 20 (integer) — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 SELECT
   launch_name,
   gpu_name,

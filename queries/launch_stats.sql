@@ -1,11 +1,11 @@
 -- name: launch_stats
 -- description: Kernel launch statistics per launch API and GPU op: CPU time of the launch call, launch delay (signed, nsys queue time, HTA clipped), start-to-start, short kernels and outliers (HTA get_cuda_kernel_launch_stats, nsys cuda_kern_exec_sum).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :group kernel — 'kernel': one row per (launch API, GPU op name); 'api': one row per launch API
--- param :include_memory 1 — 1: also memcpy/memset launches (HTA's include_memory_events default); 0: kernels only
--- param :runtime_cutoff 50000 — ns; a launch call longer than this is a runtime outlier (HTA: 50 us)
--- param :delay_cutoff 100000 — ns; a launch delay longer than this is a delay outlier (HTA: 100 us)
--- param :limit 50 — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :group kernel {kernel|api} — 'kernel': one row per (launch API, GPU op name); 'api': one row per launch API
+-- param :include_memory 1 {0|1} — 1: also memcpy/memset launches (HTA's include_memory_events default); 0: kernels only
+-- param :runtime_cutoff 50000 (number) — ns; a launch call longer than this is a runtime outlier (HTA: 50 us)
+-- param :delay_cutoff 100000 (number) — ns; a launch delay longer than this is a delay outlier (HTA: 100 us)
+-- param :limit 50 (integer) — number of rows
 --
 -- One input row per GPU op with a launch (op_kernels; a CUDA/HIP graph launch counts once per GPU
 -- op it ran, with the graph launch call's duration each time). All times integer ns; averages are

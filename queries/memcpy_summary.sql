@@ -1,7 +1,7 @@
 -- name: memcpy_summary
 -- description: Memcpys and memsets per direction and memory kinds (parsed from names like "Memcpy HtoD (Pageable -> Device)"): count, bytes, time, achieved GB/s (sum of bytes / sum of time), and async copies from/to pageable memory (nsys cuda_memcpy_async).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :device NULL — only this device; all devices when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :device NULL (integer) — only this device; all devices when NULL
 --
 -- Name parsing (Kineto writes "Memcpy <dir> (<src kind> -> <dst kind>)" and "Memset (<kind>)"):
 --   op         'memcpy' | 'memset' (gpu_ops.kind)

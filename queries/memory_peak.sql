@@ -1,6 +1,6 @@
 -- name: memory_peak
 -- description: Peak allocated memory per device from the allocator's [memory] events (profile_memory), when it was reached and the op running then, with the peak reserved memory and the start and end levels.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 --
 -- One row per device (device_type 0 CPU / 1 CUDA / 6 ROCm, device_id -1 for the CPU). allocated is
 -- 'Total Allocated' after each event, or for traces without totals (before ~PyTorch 1.10) the

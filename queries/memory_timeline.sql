@@ -1,9 +1,9 @@
 -- name: memory_timeline
 -- description: Allocated and reserved memory over time per device, from the allocator's [memory] events (profile_memory): one row per event, or per time bucket with the maximum reached in it and the op that reached it.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :device NULL — only this device_id (-1 = CPU, 0.. = GPUs); every device when NULL
--- param :buckets 0 — 0: one row per allocator event (but see :points); N > 0: each device's span cut into N equal time buckets (empty buckets left out)
--- param :points 2000 — with :buckets 0, a device with more than this many events is cut into :points buckets instead (at most :points rows per device, for plotting; the maxima are kept); 0: one row per event whatever the size
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :device NULL (integer) — only this device_id (-1 = CPU, 0.. = GPUs); every device when NULL
+-- param :buckets 0 (integer) — 0: one row per allocator event (but see :points); N > 0: each device's span cut into N equal time buckets (empty buckets left out)
+-- param :points 2000 (integer) — with :buckets 0, a device with more than this many events is cut into :points buckets instead (at most :points rows per device, for plotting; the maxima are kept); 0: one row per event whatever the size
 --
 -- A device is (device_type, device_id) of memory_events: device_type 0 CPU, 1 CUDA (6 seen on
 -- ROCm); device_id -1 for the CPU.

@@ -1,8 +1,8 @@
 -- name: module_summary
 -- description: CPU and GPU time per nn.Module (python_function frames "nn.Module: Name_N", recorded with with_stack/with_modules): calls, wall time of the module's forward, GPU time of the ops it launched, and its place in the module tree. Empty when the trace has no module frames.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :group module — 'module': one row per module instance (Linear_3); 'class': one row per module class (Linear)
--- param :limit 100 — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :group module {module|class} — 'module': one row per module instance (Linear_3); 'class': one row per module class (Linear)
+-- param :limit 100 (integer) — number of rows
 --
 -- A module frame is a python_function event named 'nn.Module: <Class>_<N>' (PyTorch numbers the
 -- instances of each class from 0). Times are inclusive of everything inside the frame, nested

@@ -1,10 +1,10 @@
 -- name: op_summary
 -- description: Per CPU op name (optionally also per Input Dims and Input type): calls, CPU total and self time, the GPU time of its GPU ops as a sum and as a union of their intervals, GPU ops per call (torch key_averages, TraceLens ops_summary).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :by_shape 0 — 1: group by name, Input Dims and Input type (torch group_by_input_shape; TraceLens groups by these too)
--- param :inclusive 0 — 0: an op's GPU ops are those it launched itself (it is the innermost CPU op around the launch call); 1: also those launched by the ops it calls
--- param :sort cpu_total — order by cpu_total, cpu_self, gpu_sum, gpu_union or calls (largest first)
--- param :limit -1 — number of rows (-1: all)
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :by_shape 0 {0|1} — 1: group by name, Input Dims and Input type (torch group_by_input_shape; TraceLens groups by these too)
+-- param :inclusive 0 {0|1} — 0: an op's GPU ops are those it launched itself (it is the innermost CPU op around the launch call); 1: also those launched by the ops it calls
+-- param :sort cpu_total {cpu_total|cpu_self|gpu_sum|gpu_union|calls} — order by cpu_total, cpu_self, gpu_sum, gpu_union or calls (largest first)
+-- param :limit -1 (integer) — number of rows (-1: all)
 --
 -- Ops are cpu_ops rows (cat cpu_op / legacy Operator) with a duration. Columns:
 --   name, input_dims, input_type   the group (the args as JSON text; NULL unless :by_shape 1)

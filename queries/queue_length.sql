@@ -1,8 +1,8 @@
 -- name: queue_length
 -- description: Launched-but-not-started GPU ops per stream over time (HTA trace_counters queue length): per stream its maximum, time-weighted and per-change means and time with a full queue, or the step series itself.
--- param :mode summary — 'summary': one row per (trace, device, stream); 'series': one row per change of the queue length
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :max_queue 1024 — queue length counted as full (CUDA's per-stream launch queue; HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
+-- param :mode summary {summary|series} — 'summary': one row per (trace, device, stream); 'series': one row per change of the queue length
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :max_queue 1024 (integer) — queue length counted as full (CUDA's per-stream launch queue; HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
 --
 -- Definition (HTA): +1 at the START of the launch call of each GPU op (kernel, memcpy, memset),
 -- -1 at the GPU op's start, per (trace, device, stream); the queue length is the running sum, a

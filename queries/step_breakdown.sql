@@ -1,6 +1,6 @@
 -- name: step_breakdown
 -- description: Per ProfilerStep and device: CPU duration, the step's GPU window with its busy and idle time, and the time kernels, memcpys/memsets, communication and compute ran in it (TensorBoard plugin step view, TraceLens timeline per step).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 --
 -- The step's GPU window (as the TensorBoard plugin builds it): from the step's CPU start, moved later
 -- to the end of the previous step's window if that is later, to the later of its CPU end and the end

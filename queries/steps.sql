@@ -1,6 +1,6 @@
 -- name: steps
 -- description: Each ProfilerStep#N: CPU duration, and the GPU ops it launched (count, summed time, first start to last end).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 SELECT
   s.trace_id,
   s.step,

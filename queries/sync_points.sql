@@ -1,8 +1,8 @@
 -- name: sync_points
 -- description: Host synchronisation calls (device / stream / event synchronize, synchronous memcpy and memset, async copies that block on pageable memory; CUDA, HIP and driver API): duration, the CPU op that called them, and the GPU idle time each one overlaps. Longest first.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :min_dur 0 — ignore calls shorter than this many ns
--- param :limit 100 — number of rows (-1: all)
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :min_dur 0 (number) — ignore calls shorter than this many ns
+-- param :limit 100 (integer) — number of rows (-1: all)
 --
 -- sync_kind (runtime_calls, by name):
 --   device           cudaDeviceSynchronize, hipDeviceSynchronize, cuCtxSynchronize, MTIA synchronize

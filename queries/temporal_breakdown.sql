@@ -1,7 +1,7 @@
 -- name: temporal_breakdown
 -- description: GPU time split into compute, exposed communication, exposed memcpy/memset, exposed other and idle (ns and % of the span), adding up to the span exactly: TraceLens's GPU timeline per device, or HTA's temporal breakdown per trace (:variant hta).
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :variant tracelens — 'tracelens': per (trace, device), other-class ops count as compute; 'hta': per trace with its devices merged, cuda_sync rows with a stream (Stream Sync, Stream Wait Event) counted as busy, other-class ops and syncs reported as exposed_other
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :variant tracelens {tracelens|hta} — 'tracelens': per (trace, device), other-class ops count as compute; 'hta': per trace with its devices merged, cuda_sync rows with a stream (Stream Sync, Stream Wait Event) counted as busy, other-class ops and syncs reported as exposed_other
 --
 -- Span: first GPU op start to last GPU op end (per device; per trace for hta). Every instant of the
 -- span goes to exactly one bucket, in this order of precedence:

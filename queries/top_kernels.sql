@@ -1,7 +1,7 @@
 -- name: top_kernels
 -- description: GPU kernels with the largest total time: calls, total / average / longest (ns), share of all kernel time.
--- param :limit 20 — number of rows
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :limit 20 (integer) — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 -- Reads the kernels view (a range of events: see event_ranges) once; the share's denominator is the
 -- sum over all names of the grouped totals.
 SELECT

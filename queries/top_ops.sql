@@ -1,8 +1,8 @@
 -- name: top_ops
 -- description: CPU operators ranked by the GPU time of the ops they launched (via op_kernels).
--- param :limit 20 — number of rows
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :outermost 0 — 1: charge GPU time to the outermost enclosing op instead of the innermost
+-- param :limit 20 (integer) — number of rows
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :outermost 0 {0|1} — 1: charge GPU time to the outermost enclosing op instead of the innermost
 WITH charged AS (
   SELECT
     CASE WHEN coalesce(:outermost, 0) THEN top_op_name ELSE op_name END AS op_name,

@@ -1,13 +1,13 @@
 -- name: trace_diff
 -- description: Compare two traces (A = baseline, B = new): CPU ops matched by name and shapes, GPU ops by kind and name; counts and total time on each side, the change, and whether each one was added, removed, got slower or faster. Two traces of one database, or two databases (see below).
--- param :a_trace NULL — trace id of A in this database; the lowest trace id when NULL
--- param :b_trace NULL — trace id of B; when NULL the next trace id after A on the B side, else B's lowest (so one trace is compared with itself)
--- param :shapes 1 — 0: match CPU ops by name only, as HTA's TraceDiff
--- param :per_step 0 — 1: divide counts and times by each side's number of ProfilerStep#N (runs of different length compare)
--- param :tolerance_pct 5 — time changes within this share of A's time count as unchanged
--- param :min_delta 0 — time changes smaller than this (ns; per step with :per_step) count as unchanged
--- param :all 0 — 1: list unchanged rows too
--- param :limit 100 — number of rows
+-- param :a_trace NULL (integer) — trace id of A in this database; the lowest trace id when NULL
+-- param :b_trace NULL (integer) — trace id of B; when NULL the next trace id after A on the B side, else B's lowest (so one trace is compared with itself)
+-- param :shapes 1 {0|1} — 0: match CPU ops by name only, as HTA's TraceDiff
+-- param :per_step 0 {0|1} — 1: divide counts and times by each side's number of ProfilerStep#N (runs of different length compare)
+-- param :tolerance_pct 5 (number) — time changes within this share of A's time count as unchanged
+-- param :min_delta 0 (number) — time changes smaller than this (ns; per step with :per_step) count as unchanged
+-- param :all 0 {0|1} — 1: list unchanged rows too
+-- param :limit 100 (integer) — number of rows
 --
 -- A is read from this database (main.cpu_op_groups, main.events, main.event_ranges,
 -- main.input_shapes, main.stacks, main.arg_keys, main.traces). B is read from the unqualified

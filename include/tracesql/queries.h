@@ -3,7 +3,12 @@
 // A query file is plain SQL with a header of comment lines:
 //   -- name: top_kernels
 //   -- description: Kernels with the largest total GPU time.
-//   -- param :limit 20 — number of rows
+//   -- param :limit 20 (integer) — number of rows
+//   -- param :sort total {total|count|avg} — order of the rows
+// A param line is ":NAME", an optional default (one word or a 'quoted string'; documentation only: the
+// SQL applies it with coalesce), an optional kind, then the meaning after an em dash, "--" or "-". The
+// kind is "(integer)", "(number)" or "{a|b|...}" (the allowed values); a value given for the parameter
+// that is not of its kind is an error (CheckParamValues). Without a kind any value is taken.
 // Its name is the file name without ".sql". A user file shadows a bundled one of the same name.
 #ifndef TRACESQL_QUERIES_H_
 #define TRACESQL_QUERIES_H_
@@ -13,12 +18,19 @@
 #include <string_view>
 #include <vector>
 
+#include "tracesql/params.h"
+
 namespace tracesql {
 
 struct QueryParamDoc {
+  enum class Kind { kAny, kInteger, kNumber, kChoice };
   std::string name;           // without ':'
   std::string default_value;  // as written in the header ("20"); empty when none is given
+  Kind kind = Kind::kAny;
+  std::vector<std::string> choices;  // the allowed values, for kChoice
   std::string meaning;
+  // What values the parameter takes, for messages and listings: "an integer", "one of total, count, avg".
+  std::string KindText() const;
 };
 
 struct QueryFile {
@@ -36,6 +48,11 @@ struct QueryFile {
 // Reads the header comment lines at the top of text into q (description, params; "-- name:" is
 // checked by tests, not used: the file name is the name). Lines that are not header keys are ignored.
 void ParseQueryHeader(std::string_view text, QueryFile* q);
+
+// Throws tracesql::Error when a value in given does not fit the kind its parameter declares in q's
+// header: "op_summary: :sort cannot be bogus (expected one of cpu_total, cpu_self, gpu_sum, gpu_union, calls)".
+// A quoted value ('42') is text: it fits a choice of that text, never (integer) or (number).
+void CheckParamValues(const QueryFile& q, const Params& given);
 
 // The user query directories, in search order: cli_dirs (--queries-dir), then $TRACESQL_QUERIES
 // (colon-separated), then ${XDG_CONFIG_HOME:-$HOME/.config}/tracesql/queries. Directories that do

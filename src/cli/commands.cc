@@ -102,6 +102,7 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   std::set<std::string> known = ReferencedParams(q->text);
   for (const auto& p : q->params) known.insert(p.name);
   CheckParamsKnown(params, known, q->name);
+  CheckParamValues(*q, params);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   Execute(db, q->text, SqlSource{q->Source(), 1}, params, out);

@@ -169,6 +169,7 @@ DotResult RunRun(Shell& sh, const std::vector<std::string>& args) {
   CheckParamsKnown(given, known, q.name);
   Params merged = sh.params();
   for (auto& [k, v] : given) merged[k] = v;
+  CheckParamValues(q, merged);
   return sh.RunSql(q.text, SqlSource{q.Source(), 1}, merged) ? DotResult::kOk : DotResult::kError;
 }
 

@@ -26,8 +26,35 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// "-- param :limit 20 — number of rows": name, default (one word or a 'quoted string'), then the
-// meaning after an em dash, "--" or "-".
+// Reads a kind at the start of s ("(integer)", "(number)", "{a|b|c}") into p and returns the rest of
+// s; returns s unchanged when it starts with none (the text is then part of the meaning).
+std::string_view ParseParamKind(std::string_view s, QueryParamDoc* p) {
+  for (auto [text, kind] : {std::pair{std::string_view("(integer)"), QueryParamDoc::Kind::kInteger},
+                            std::pair{std::string_view("(number)"), QueryParamDoc::Kind::kNumber}}) {
+    if (StartsWith(s, text)) {
+      p->kind = kind;
+      return Trim(s.substr(text.size()));
+    }
+  }
+  size_t close = s.find('}');
+  if (s.empty() || s[0] != '{' || close == std::string_view::npos) return s;
+  std::string_view list = s.substr(1, close - 1);
+  std::vector<std::string> choices;
+  while (true) {
+    size_t bar = list.find('|');
+    std::string_view c = Trim(list.substr(0, bar));
+    if (c.empty()) return s;  // "{}" or "{a||b}": not a list of values
+    choices.emplace_back(c);
+    if (bar == std::string_view::npos) break;
+    list.remove_prefix(bar + 1);
+  }
+  p->kind = QueryParamDoc::Kind::kChoice;
+  p->choices = std::move(choices);
+  return Trim(s.substr(close + 1));
+}
+
+// "-- param :limit 20 (integer) — number of rows": name, default (one word or a 'quoted string'),
+// kind, then the meaning after an em dash, "--" or "-". Default and kind are optional.
 QueryParamDoc ParseParamLine(std::string_view rest) {
   QueryParamDoc p;
   rest = Trim(rest);
@@ -52,15 +79,19 @@ QueryParamDoc ParseParamLine(std::string_view rest) {
     p.meaning = std::string(after);
     return p;
   }
-  if (!rest.empty() && rest[0] == '\'') {
-    size_t close = rest.find('\'', 1);
-    end = close == std::string_view::npos ? rest.size() : close + 1;
-  } else {
-    end = 0;
-    while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t') ++end;
+  std::string_view kind_rest = ParseParamKind(rest, &p);
+  if (p.kind == QueryParamDoc::Kind::kAny) {
+    if (!rest.empty() && rest[0] == '\'') {
+      size_t close = rest.find('\'', 1);
+      end = close == std::string_view::npos ? rest.size() : close + 1;
+    } else {
+      end = 0;
+      while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t') ++end;
+    }
+    p.default_value = std::string(rest.substr(0, end));
+    kind_rest = ParseParamKind(Trim(rest.substr(end)), &p);
   }
-  p.default_value = std::string(rest.substr(0, end));
-  p.meaning = std::string(strip_dash(Trim(rest.substr(end)), &dash));
+  p.meaning = std::string(strip_dash(kind_rest, &dash));
   return p;
 }
 
@@ -110,6 +141,42 @@ void ParseQueryHeader(std::string_view text, QueryFile* q) {
       QueryParamDoc p = ParseParamLine(body.substr(6));
       if (!p.name.empty()) q->params.push_back(std::move(p));
     }
+  }
+}
+
+std::string QueryParamDoc::KindText() const {
+  switch (kind) {
+    case Kind::kAny: return "any value";
+    case Kind::kInteger: return "an integer";
+    case Kind::kNumber: return "a number";
+    case Kind::kChoice: {
+      std::string list;
+      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+      return "one of " + list;
+    }
+  }
+  return "";
+}
+
+void CheckParamValues(const QueryFile& q, const Params& given) {
+  for (const auto& p : q.params) {
+    auto it = given.find(p.name);
+    if (it == given.end()) continue;
+    const std::string& v = it->second;
+    ParamKind bound = ClassifyParamValue(v);
+    bool fits = true;
+    switch (p.kind) {
+      case QueryParamDoc::Kind::kAny: break;
+      case QueryParamDoc::Kind::kInteger: fits = bound == ParamKind::kInteger; break;
+      case QueryParamDoc::Kind::kNumber: fits = bound != ParamKind::kText; break;
+      case QueryParamDoc::Kind::kChoice: {
+        bool quoted = v.size() >= 2 && v.front() == '\'' && v.back() == '\'';
+        std::string_view text = quoted ? std::string_view(v).substr(1, v.size() - 2) : std::string_view(v);
+        fits = std::find(p.choices.begin(), p.choices.end(), text) != p.choices.end();
+        break;
+      }
+    }
+    if (!fits) Errorf("{}: :{} cannot be {} (expected {})", q.name, p.name, v.empty() ? "''" : v, p.KindText());
   }
 }
 

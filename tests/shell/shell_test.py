@@ -273,10 +273,10 @@ def test_params(ctx):
     check(p.out == '1e+20,real\n', 'beyond int64 binds as a real: %r' % p.out)
     # Text where SQLite needs a number: the error names the parameter (not for a quoted value,
     # which asked for text).
-    ctx.fails(r"line 7 of builtin:top_kernels: datatype mismatch \(text where a number is needed\? "
-              r":limit = 'abc' is text\)$", 'run', db, 'top_kernels', '-p', 'limit=abc')
-    p = ctx.fails(r'datatype mismatch$', 'query', db, 'SELECT 1 LIMIT :n', '-p', "n='x'")
     qdir = os.path.join(HERE, 'queries')
+    ctx.fails(r"line 5 of .*kernel_names\.sql: datatype mismatch \(text where a number is needed\? "
+              r":limit = 'abc' is text\)$", 'run', db, 'kernel_names', '--queries-dir', qdir, '-p', 'limit=abc')
+    p = ctx.fails(r'datatype mismatch$', 'query', db, 'SELECT 1 LIMIT :n', '-p', "n='x'")
     p = ctx.ok('run', db, 'kernel_names', '--queries-dir', qdir, '--format', 'csv')
     check(p.out == 'name\ngemm_kernel\nrelu_kernel\n', 'missing :limit is NULL -> coalesce default: %r' % p.out)
     p = ctx.ok('run', db, 'kernel_names', '--queries-dir', qdir, '-p', 'limit=1', '--format', 'csv')
@@ -289,6 +289,31 @@ def test_params(ctx):
     ctx.fails(r'top_kernels has no parameter :limt \(it takes :limit, :trace_id\)', 'run', db, 'top_kernels',
               '-p', 'limt=3')
     ctx.fails(r'the SQL has no parameter :y \(it takes :x\)', 'query', db, 'SELECT :x', '-p', 'y=1')
+    # A parameter whose header line declares its kind takes only values of that kind: choices
+    # ({a|b}), (integer), (number); the error lists what it takes.
+    ctx.fails(r'^tracesql: error: op_summary: :sort cannot be bogus \(expected one of cpu_total, cpu_self, gpu_sum, '
+              r'gpu_union, calls\)\n$', 'run', db, 'op_summary', '-p', 'sort=bogus')
+    ctx.fails(r'temporal_breakdown: :variant cannot be nope \(expected one of tracelens, hta\)$',
+              'run', db, 'temporal_breakdown', '-p', 'variant=nope')
+    ctx.fails(r'flamegraph: :mode cannot be bogus \(expected one of cpu, gpu\)$', 'run', db, 'flamegraph',
+              '-p', 'mode=bogus')
+    ctx.fails(r'top_kernels: :trace_id cannot be abc \(expected an integer\)$', 'run', db, 'top_kernels',
+              '-p', 'trace_id=abc')
+    ctx.fails(r"top_kernels: :limit cannot be '5' \(expected an integer\)$", 'run', db, 'top_kernels',
+              '-p', "limit='5'")
+    ctx.fails(r'top_kernels: :limit cannot be 2.5 \(expected an integer\)$', 'run', db, 'top_kernels',
+              '-p', 'limit=2.5')
+    ctx.fails(r'idle_summary: :min_dur cannot be x \(expected a number\)$', 'run', db, 'idle_summary',
+              '-p', 'min_dur=x')
+    ctx.ok('run', db, 'idle_summary', '-p', 'min_dur=1e3')
+    ctx.ok('run', db, 'op_summary', '-p', 'sort=calls', '-p', 'by_shape=1', '-p', 'limit=-1')
+    ctx.ok('run', db, 'op_summary', '-p', "sort='calls'")
+    # The shell checks .run's values and those set with .param alike.
+    p = ctx.run('shell', db, stdin='.run op_summary sort=bogus\n.param set variant nope\n.run temporal_breakdown\n'
+                                   '.param clear\n.run op_summary sort=gpu_sum limit=1\n')
+    check(p.returncode == 1 and 'op_summary: :sort cannot be bogus (expected one of' in p.err
+          and 'temporal_breakdown: :variant cannot be nope (expected one of tracelens, hta)' in p.err
+          and p.err.count('\n') == 2, 'shell .run checks values: %r' % p.err)
     # The shell: .param set / list / unset / clear, and .run NAME k=v.
     p = ctx.ok('shell', '--format', 'csv', '--queries-dir', qdir, db, stdin=(
         ".param set limit 1\n.param set prefix 'relu'\n.param list\n.run kernel_names\n.param unset prefix\n"
@@ -321,6 +346,10 @@ def test_queries(ctx):
         used = set(re.findall(r'(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)\b', code))
         documented = set(re.findall(r'^-- param :(\w+) ', text, re.M))
         check(used == documented, '%s: parameters used %s, documented %s' % (f, sorted(used), sorted(documented)))
+        # Each declares the values it takes ((integer), (number) or {a|b|...}), but a free-form list.
+        kinds = re.findall(r'^-- param :(\w+)(?: [^({\s]\S*)?( \((?:integer|number)\)| \{[^}]+\})?', text, re.M)
+        untyped = {name for name, kind in kinds if not kind} - {'thresholds'}
+        check(not untyped, '%s: parameters without a kind: %s' % (f, sorted(untyped)))
     q1 = os.path.join(HERE, 'queries')
     q2 = os.path.join(HERE, 'queries2')
     # --queries-dir shadows the bundled query; the listing says so.
@@ -743,6 +772,12 @@ def test_bundled(ctx):
                 continue
             raise Failure('%s does not prepare: %s' % (name, p.err))
         ctx.ok('run', db, name, '--format', 'json')
+        # Every value a parameter declares ({a|b|...}) runs; another is refused with the list.
+        for param, choices in re.findall(r'^-- param :(\w+) \S+ \{([^}]*)\} ', text, re.M):
+            for choice in choices.split('|'):
+                ctx.ok('run', db, name, '-p', '%s=%s' % (param, choice), '--format', 'json')
+            ctx.fails(r'%s: :%s cannot be nosuch \(expected one of %s\)$' % (name, param, choices.replace('|', ', ')),
+                      'run', db, name, '-p', param + '=nosuch')
     if missing:
         raise Skip('views not in the schema yet: ' +
                    ', '.join('%s needs %s' % (k, v) for k, v in sorted(missing.items())))

@@ -41,6 +41,54 @@ TEST_CASE("queries: header lines give description and parameters", "[queries]") 
   CHECK(q.params[2].meaning == "no default");
 }
 
+TEST_CASE("queries: a param line may declare the values it takes", "[queries]") {
+  QueryFile q;
+  q.name = "q";
+  ParseQueryHeader(
+      "-- param :limit 20 (integer) \xE2\x80\x94 number of rows\n"
+      "-- param :cut NULL (number) - ns\n"
+      "-- param :sort total {total | count|avg} \xE2\x80\x94 order\n"
+      "-- param :flag {0|1} -- no default\n"
+      "-- param :unit 5 (ns) threshold\n"
+      "-- param :odd x {} \xE2\x80\x94 not a list\n",
+      &q);
+  REQUIRE(q.params.size() == 6);
+  CHECK(q.params[0].default_value == "20");
+  CHECK(q.params[0].kind == QueryParamDoc::Kind::kInteger);
+  CHECK(q.params[0].meaning == "number of rows");
+  CHECK(q.params[1].kind == QueryParamDoc::Kind::kNumber);
+  CHECK(q.params[1].meaning == "ns");
+  CHECK(q.params[2].kind == QueryParamDoc::Kind::kChoice);
+  CHECK(q.params[2].choices == std::vector<std::string>{"total", "count", "avg"});
+  CHECK(q.params[2].default_value == "total");
+  CHECK(q.params[2].meaning == "order");
+  CHECK(q.params[3].default_value.empty());
+  CHECK(q.params[3].choices == std::vector<std::string>{"0", "1"});
+  CHECK(q.params[3].meaning == "no default");
+  // Anything else after the default is the meaning, as before kinds existed.
+  CHECK(q.params[4].kind == QueryParamDoc::Kind::kAny);
+  CHECK(q.params[4].meaning == "(ns) threshold");
+  CHECK(q.params[5].kind == QueryParamDoc::Kind::kAny);
+  CHECK(q.params[5].meaning == "{} \xE2\x80\x94 not a list");
+
+  auto check = [&](const char* name, const char* value) { CheckParamValues(q, Params{{name, value}}); };
+  CHECK_NOTHROW(check("limit", "-1"));
+  CHECK_NOTHROW(check("cut", "2.5e3"));
+  CHECK_NOTHROW(check("cut", "7"));
+  CHECK_NOTHROW(check("sort", "count"));
+  CHECK_NOTHROW(check("sort", "'avg'"));
+  CHECK_NOTHROW(check("flag", "1"));
+  CHECK_NOTHROW(check("unit", "anything"));
+  CHECK_NOTHROW(check("undeclared", "x"));
+  CHECK_THROWS_WITH(check("limit", "abc"), "q: :limit cannot be abc (expected an integer)");
+  CHECK_THROWS_WITH(check("limit", "1.5"), "q: :limit cannot be 1.5 (expected an integer)");
+  CHECK_THROWS_WITH(check("limit", "'3'"), "q: :limit cannot be '3' (expected an integer)");
+  CHECK_THROWS_WITH(check("cut", "x"), "q: :cut cannot be x (expected a number)");
+  CHECK_THROWS_WITH(check("sort", "bogus"), "q: :sort cannot be bogus (expected one of total, count, avg)");
+  CHECK_THROWS_WITH(check("sort", ""), "q: :sort cannot be '' (expected one of total, count, avg)");
+  CHECK_THROWS_WITH(check("flag", "2"), "q: :flag cannot be 2 (expected one of 0, 1)");
+}
+
 TEST_CASE("queries: every bundled query has a header naming it", "[queries]") {
   auto files = EmbeddedFilesUnder("queries/");
   REQUIRE(files.size() >= 5);
