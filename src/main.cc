@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   bool no_materialize = false;
   auto* imp = app.add_subcommand("import", "Import one or more traces (.json / .json.gz, one rank per file) into a database");
   imp->add_option("traces", traces, "Trace files")->required();
-  imp->add_option("-o,--output", out_path, "Database to create")->required();
+  imp->add_option("-o,--output", out_path, "Database to create (default for one trace: TRACE.db next to it)");
   imp->add_flag("--force", iopt.force, "Replace the database if it exists");
   imp->add_flag("--strict", iopt.strict, "Treat a truncated trace as an error");
   imp->add_flag("--timings", iopt.timings, "Print per-stage timings on stderr");
@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
     if (imp->parsed()) {
       iopt.progress = !quiet && isatty(fileno(stderr));
       iopt.materialize = !no_materialize;
+      if (out_path.empty()) out_path = cli::DefaultImportOutput(traces);
       ImportSummary s = ImportTraces(traces, out_path, iopt);
       if (!quiet) cli::PrintImportSummary(s, out_path);
       if (iopt.timings) {

@@ -54,6 +54,10 @@ int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFla
 // E.g. "run/rank0.pt.trace.json.gz" -> "run/rank0.pt.trace.db".
 std::string DatabaseForTrace(const std::string& trace);
 
+// The database `tracesql import` writes without -o: DatabaseForTrace of its one trace. Several traces
+// have no obvious name: throws tracesql::Error asking for -o.
+std::string DefaultImportOutput(const std::vector<std::string>& traces);
+
 // The one-line summary `tracesql import` prints on stderr.
 void PrintImportSummary(const ImportSummary& s, const std::string& db_path);
 

@@ -68,6 +68,12 @@ std::vector<QueryFile> ListQueries(const std::vector<std::string>& user_dirs);
 // an explicit path cannot be read.
 std::optional<QueryFile> FindQuery(std::string_view name, const std::vector<std::string>& user_dirs);
 
+// The name of a query (ListQueries) that name is likely a misspelling of, for a "did you mean" hint:
+// the closest by edit distance (letters added, dropped, changed or swapped; case ignored) within a
+// third of name's length (at least 1, at most 3), else the one query name starts with; empty when
+// none is close, or when two are equally close.
+std::string ClosestQueryName(std::string_view name, const std::vector<std::string>& user_dirs);
+
 }  // namespace tracesql
 
 #endif  // TRACESQL_QUERIES_H_

@@ -25,6 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// "; did you mean top_kernels?" when a query's name is close to name, else "".
+std::string DidYouMean(const std::string& name, const std::vector<std::string>& dirs) {
+  std::string close = ClosestQueryName(name, dirs);
+  return close.empty() ? "" : fmt::format("; did you mean {}?", close);
+}
+
 std::string ReadSqlFile(const std::string& path) {
   std::stringstream ss;
   if (path == "-") {
@@ -56,6 +62,13 @@ void Execute(UserDb& db, const std::string& sql, const SqlSource& source, const 
   eo.out = stdout;
   eo.separate_results = true;
   ExecuteSql(db.get(), sql, source, eo);
+}
+
+bool NamedAsTrace(std::string_view path) {
+  for (std::string_view ext : {".json", ".json.gz"}) {
+    if (path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -97,8 +110,9 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
         const OutputFlags& out, const DbFlags& dbf) {
   Params params = ParseParams(param_args);
   ResolveOutput(out);
-  auto q = FindQuery(name, UserQueryDirs(dbf.queries_dirs));
-  if (!q) Errorf("no query named '{}' (see `tracesql queries`)", name);
+  std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
+  auto q = FindQuery(name, dirs);
+  if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", name, DidYouMean(name, dirs));
   std::set<std::string> known = ReferencedParams(q->text);
   for (const auto& p : q->params) known.insert(p.name);
   CheckParamsKnown(params, known, q->name);
@@ -113,7 +127,7 @@ int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf)
   std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
   if (!show.empty()) {
     auto q = FindQuery(show, dirs);
-    if (!q) Errorf("no query named '{}' (see `tracesql queries`)", show);
+    if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", show, DidYouMean(show, dirs));
     std::fwrite(q->text.data(), 1, q->text.size(), stdout);
     if (!q->text.empty() && q->text.back() != '\n') std::fputc('\n', stdout);
     return 0;
@@ -136,6 +150,14 @@ std::string DatabaseForTrace(const std::string& trace) {
     }
   }
   return base + ".db";
+}
+
+std::string DefaultImportOutput(const std::vector<std::string>& traces) {
+  if (traces.size() != 1) {
+    Errorf("{} traces go into one database: name it with -o DB (one trace alone goes to TRACE.db next to it)",
+           traces.size());
+  }
+  return DatabaseForTrace(traces[0]);
 }
 
 void PrintImportSummary(const ImportSummary& s, const std::string& db_path) {
@@ -235,7 +257,10 @@ int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFla
   switch (SniffFile(file)) {
     case FileKind::kMissing: Errorf("{}: no such file", file);
     case FileKind::kDirectory: Errorf("{}: is a directory", file);
-    case FileKind::kOther: Errorf("{}: neither a trace (.json, .json.gz) nor a SQLite database", file);
+    case FileKind::kOther:
+      // Named as a trace: imported as one, so the importer says what is wrong, as `tracesql import` does.
+      if (!NamedAsTrace(file)) Errorf("{}: neither a trace (.json, .json.gz) nor a SQLite database", file);
+      break;
     case FileKind::kSqlite:
       so.db_path = file;
       return RunShell(so);

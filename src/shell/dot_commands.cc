@@ -153,7 +153,10 @@ DotResult RunQueries(Shell& sh, const std::vector<std::string>& /*args*/) {
 
 QueryFile FindOrFail(Shell& sh, const std::string& name) {
   auto q = FindQuery(name, sh.QueryDirs());
-  if (!q) Errorf("no query named '{}' (see .queries)", name);
+  if (!q) {
+    std::string close = ClosestQueryName(name, sh.QueryDirs());
+    Errorf("no query named '{}'{} (see .queries)", name, close.empty() ? "" : "; did you mean " + close + "?");
+  }
   return *q;
 }
 

@@ -1,6 +1,7 @@
 #include "tracesql/queries.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -249,6 +250,56 @@ std::optional<QueryFile> FindQuery(std::string_view name, const std::vector<std:
     if (q.name == name) return q;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string ClosestQueryName(std::string_view name, const std::vector<std::string>& user_dirs) {
+  std::string want = Lower(name);
+  const size_t limit = std::clamp<size_t>(want.size() / 3, 1, 3);
+  size_t best = limit + 1;
+  std::vector<std::string> closest, prefixed;
+  std::vector<QueryFile> all;
+  try {
+    all = ListQueries(user_dirs);
+  } catch (const Error&) {
+    return "";  // an unreadable user query: the hint is left out, the caller's error stands
+  }
+  for (const auto& q : all) {
+    std::string have = Lower(q.name);
+    size_t d = EditDistance(want, have);
+    if (d < best) {
+      best = d;
+      closest.clear();
+    }
+    if (d == best) closest.push_back(q.name);
+    if (!want.empty() && have.rfind(want, 0) == 0) prefixed.push_back(q.name);
+  }
+  if (best <= limit) return closest.size() == 1 ? closest[0] : "";
+  return prefixed.size() == 1 ? prefixed[0] : "";
 }
 
 }  // namespace tracesql

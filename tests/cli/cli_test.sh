@@ -130,6 +130,15 @@ for f in foreign.db empty.db; do
 done
 rm -f "$W/self.json" "$W/self-link.db" "$W/notes.txt" "$W/foreign.db" "$W/empty.db"
 
+# Without -o, one trace goes to TRACE.db next to it (as the shortcut names it); several traces need -o.
+cp "$W/good.json" "$W/solo.json"
+if "$TQ" import -q "$W/solo.json" 2>"$W/.err" \
+   && [ "$("$TQ" query "$W/solo.db" "SELECT count(*) FROM events" --format csv --no-header)" = "1" ]; then ok
+else bad "import without -o: $(cat "$W/.err")"; fi
+expect_error "without -o, exists" "solo.db: database already exists \(use --force" -- import "$W/solo.json"
+expect_error "several without -o" "2 traces go into one database: name it with -o DB" -- import "$W/solo.json" "$W/good.json"
+rm -f "$W/solo.json" "$W/solo.db"
+
 # Full disk (simulated with a page limit): clear error, nothing left.
 TRACESQL_TEST_MAX_PAGES=8 expect_error "disk full" "full.db: cannot write database: database or disk is full" -- import "$W/good.json" -o "$W/full.db"
 

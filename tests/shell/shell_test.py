@@ -258,7 +258,15 @@ def test_errors(ctx):
     ctx.fails(r'give either SQL text or -f FILE', 'query', db)
     ctx.fails(r'give either SQL text or -f FILE', 'query', db, 'SELECT 1', '-f', bad)
     ctx.fails(r'nothere\.sql: cannot read SQL file', 'query', db, '-f', os.path.join(ctx.work, 'nothere.sql'))
-    ctx.fails(r"no query named 'nosuch'", 'run', db, 'nosuch')
+    ctx.fails(r"no query named 'nosuch' \(see `tracesql queries`\)$", 'run', db, 'nosuch')
+    # A misspelt name gets the closest query's name.
+    ctx.fails(r"^tracesql: error: no query named 'op_sumary'; did you mean op_summary\? \(see `tracesql queries`\)\n$",
+              'run', db, 'op_sumary')
+    ctx.fails(r"no query named 'Top_Kernel'; did you mean top_kernels\?", 'run', db, 'Top_Kernel')
+    ctx.fails(r"no query named 'idle_sumary'; did you mean idle_summary\?", 'queries', '--show', 'idle_sumary')
+    p = ctx.run('shell', db, stdin='.run tmporal_breakdown\n.show stpes\n')
+    check("no query named 'tmporal_breakdown'; did you mean temporal_breakdown? (see .queries)" in p.err
+          and "no query named 'stpes'; did you mean steps? (see .queries)" in p.err, '.run/.show hint: %r' % p.err)
 
 
 def test_params(ctx):
@@ -440,6 +448,15 @@ def test_shortcut(ctx):
     with open(txt, 'w') as f:
         f.write('hello')
     ctx.fails(r'notes\.txt: neither a trace .* nor a SQLite database', txt)
+    # A file named as a trace that is not one (a PNG renamed): the import's own message.
+    pic = os.path.join(ctx.work, 'pic.json')
+    with open(pic, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR')
+    imported = ctx.fails(r"pic\.json: byte 0: not a JSON trace: expected '\{' or '\[', found byte 0x89$",
+                         'import', pic, '-o', os.path.join(ctx.work, 'pic.db'))
+    opened = ctx.fails(r'pic\.json: byte 0', pic, stdin='')
+    check(opened.err == imported.err, 'tracesql pic.json says what import says: %r vs %r' % (opened.err, imported.err))
+    check(not os.path.exists(os.path.join(ctx.work, 'pic.db')), 'no database for pic.json')
     # The import subcommand still refuses to overwrite (unchanged behaviour).
     ctx.fails(r'database already exists \(use --force', 'import', trace, '-o', db)
 

@@ -89,6 +89,16 @@ TEST_CASE("queries: a param line may declare the values it takes", "[queries]") 
   CHECK_THROWS_WITH(check("flag", "2"), "q: :flag cannot be 2 (expected one of 0, 1)");
 }
 
+TEST_CASE("queries: a misspelt name finds the query it was meant to be", "[queries]") {
+  CHECK(ClosestQueryName("op_sumary", {}) == "op_summary");       // a letter dropped
+  CHECK(ClosestQueryName("top_kernles", {}) == "top_kernels");    // two letters swapped
+  CHECK(ClosestQueryName("TOP_OPS", {}) == "top_ops");            // case
+  CHECK(ClosestQueryName("temporal", {}) == "temporal_breakdown");  // the one query it starts
+  CHECK(ClosestQueryName("kernel", {}).empty());                  // starts two: no guess
+  CHECK(ClosestQueryName("xyz", {}).empty());
+  CHECK(ClosestQueryName("", {}).empty());
+}
+
 TEST_CASE("queries: every bundled query has a header naming it", "[queries]") {
   auto files = EmbeddedFilesUnder("queries/");
   REQUIRE(files.size() >= 5);
