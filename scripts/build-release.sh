@@ -9,5 +9,6 @@ compiler=()
 if [ -z "${CXX:-}" ] && [ ! -f build/CMakeCache.txt ] && command -v clang++ >/dev/null; then
   compiler=(-DCMAKE_CXX_COMPILER=clang++)
 fi
+echo "building build/tracesql (a minute or two the first time; progress below) ..." >&2
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DTRACESQL_BUILD_TESTS=OFF "${compiler[@]}" >/dev/null
-cmake --build build -j"$(nproc)" --target tracesql >/dev/null
+cmake --build build -j"$(nproc)" --target tracesql >&2

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   auto* imp = app.add_subcommand("import", "Import one or more traces (.json / .json.gz, one rank per file) into a database");
   imp->add_option("traces", traces, "Trace files")->required();
   imp->add_option("-o,--output", out_path, "Database to create (default for one trace: TRACE.db next to it)");
-  imp->add_flag("--force", iopt.force, "Replace the database if it exists");
+  imp->add_flag("--force", iopt.force, "Replace the database if it exists and is a SQLite database");
   imp->add_flag("--strict", iopt.strict, "Treat a truncated trace as an error");
   imp->add_flag("--timings", iopt.timings, "Print per-stage timings on stderr");
   imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views, except op_kernel_links (smaller, slower to query)");
