@@ -178,17 +178,30 @@ DbState DatabaseState(const std::string& db_path, const std::string& trace, std:
   if (SniffFile(db_path) == FileKind::kMissing) return DbState::kMissing;
   bool ours = false;
   int64_t version = 0;
+  std::vector<std::string> sources;  // traces.path of each trace in it
   try {
     UserDb u = UserDb::Open(db_path, /*any_db=*/true);
     ours = u.is_tracesql();
     version = u.schema_version();
+    Stmt s = u.db().Prepare("SELECT path FROM traces ORDER BY id");
+    while (s.Step()) sources.push_back(s.ColumnText(0));
   } catch (const Error&) {
-    ours = false;
+    ours = ours && version < kSchemaVersion && sources.empty();  // an old layout: imported again below
   }
   if (!ours) {
     Errorf("{}: exists and is not a tracesql database, so it is not replaced; import elsewhere with `tracesql "
            "import {} -o DB`",
            db_path, trace);
+  }
+  // Another trace's database of the same name (a.json and a.json.gz both give a.db), or one of several
+  // traces: neither stands for this trace, nor is replaced by it.
+  std::string want = fs::path(trace).filename().string();
+  if (!sources.empty() && (sources.size() != 1 || fs::path(sources[0]).filename().string() != want)) {
+    std::string held;
+    for (const auto& p : sources) held += (held.empty() ? "" : ", ") + fs::path(p).filename().string();
+    Errorf("{}: holds the trace{} {}, not {}, so it is neither used nor replaced; import elsewhere with `tracesql "
+           "import {} -o DB`",
+           db_path, sources.size() == 1 ? "" : "s", held, want, trace);
   }
   std::error_code ec1, ec2;
   auto db_time = fs::last_write_time(db_path, ec1);

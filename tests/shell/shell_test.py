@@ -443,6 +443,18 @@ def test_shortcut(ctx):
     before = open(other_db, 'rb').read()
     ctx.fails(r'other\.db: exists and is not a tracesql database', other_trace, stdin='')
     check(open(other_db, 'rb').read() == before, 'foreign database untouched')
+    # Nor is a database of that name that holds another trace (run1.json.gz and run1.json both give
+    # run1.db) or several: it is neither opened for this trace nor replaced.
+    run1_gz = os.path.join(ctx.work, 'run1.json.gz')
+    shutil.copy(gz, run1_gz)
+    before = open(db, 'rb').read()
+    ctx.fails(r'^tracesql: error: .*run1\.db: holds the trace run1\.json, not run1\.json\.gz, so it is neither used '
+              r'nor replaced; import elsewhere with `tracesql import .*run1\.json\.gz -o DB`\n$', run1_gz, stdin='')
+    two = os.path.join(ctx.work, 'two.json')
+    shutil.copy(trace, two)
+    ctx.ok('import', '-q', two, trace, '-o', os.path.join(ctx.work, 'two.db'))
+    ctx.fails(r'two\.db: holds the traces two\.json, run1\.json, not two\.json', two, stdin='')
+    check(open(db, 'rb').read() == before, 'the other trace\'s database untouched')
     ctx.fails(r'nothere\.json: no such file', os.path.join(ctx.work, 'nothere.json'))
     txt = os.path.join(ctx.work, 'notes.txt')
     with open(txt, 'w') as f:
