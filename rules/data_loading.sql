@@ -1,7 +1,8 @@
 -- title: GPU idle while the data loader runs
 -- detects: the GPU idle time (idle_gaps, every device) inside the data loader's ranges on the
---   host: the ranges PyTorch writes around each batch fetch (enumerate(DataLoader)#...__next__;
---   view annotations, or cpu_ops in 2020-21 traces).
+--   host: the ranges PyTorch writes around each batch fetch (enumerate(DataLoader)#...__next__,
+--   enumerate(DataPipe)#..., as the TensorBoard plugin's DataLoader role; view annotations, or
+--   cpu_ops in 2020-21 traces).
 -- evidence: the number of data loader ranges, their total and longest length, and the longest one's
 --   event id.
 -- advice: Load ahead of the GPU: DataLoader(num_workers>0, pin_memory=True, prefetch_factor,
@@ -14,11 +15,11 @@
 WITH loads AS (
   SELECT id, trace_id, ts, dur, ts + dur AS end_ts
   FROM annotations
-  WHERE side = 'cpu' AND name LIKE 'enumerate(DataLoader)%' AND dur > 0
+  WHERE side = 'cpu' AND (name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%') AND dur > 0
   UNION ALL                           -- 2020-21 traces write them as Operator events
   SELECT id, trace_id, ts, dur, ts + dur
   FROM cpu_ops
-  WHERE name LIKE 'enumerate(DataLoader)%' AND dur > 0
+  WHERE (name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%') AND dur > 0
 ),
 per_trace AS (
   SELECT trace_id, count(*) AS loads, sum(dur) AS load_ns, max(dur) AS longest FROM loads GROUP BY trace_id
@@ -35,7 +36,7 @@ SELECT
   i.ns AS time_lost_ns,
   printf('GPU idle %.3f ms (%.1f %% of its span) while the data loader fetched %d batches (%.3f ms on the host)',
          i.ns / 1e6, 100.0 * i.ns / nullif(a.span_ns, 0), p.loads, p.load_ns / 1e6) AS title,
-  printf('trace %d: data loader ranges (name LIKE ''enumerate(DataLoader)%%''), the longest is event %d (%d ns)',
+  printf('trace %d: data loader ranges (enumerate(DataLoader)#..., enumerate(DataPipe)#...), the longest is event %d (%d ns)',
          p.trace_id,
          (SELECT l.id FROM loads AS l WHERE l.trace_id = p.trace_id ORDER BY l.dur DESC, l.ts LIMIT 1), p.longest)
     AS evidence,
