@@ -16,10 +16,12 @@ WITH loads AS (
   SELECT id, trace_id, ts, dur, ts + dur AS end_ts
   FROM annotations
   WHERE side = 'cpu' AND (name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%') AND dur > 0
-  UNION ALL                           -- 2020-21 traces write them as Operator events
-  SELECT id, trace_id, ts, dur, ts + dur
+  UNION ALL                           -- 2020-21 traces write them as Operator events (read only in the
+  SELECT id, trace_id, ts, dur, ts + dur  -- traces whose op names, cpu_op_groups, have them)
   FROM cpu_ops
-  WHERE (name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%') AND dur > 0
+  WHERE trace_id IN (SELECT trace_id FROM cpu_op_groups
+                     WHERE name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%')
+    AND (name LIKE 'enumerate(DataLoader)%' OR name LIKE 'enumerate(DataPipe)%') AND dur > 0
 ),
 per_trace AS (
   SELECT trace_id, count(*) AS loads, sum(dur) AS load_ns, max(dur) AS longest FROM loads GROUP BY trace_id

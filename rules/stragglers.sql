@@ -10,6 +10,7 @@
 -- time lost: the summed start skew of the collectives it was last at: each time, the earliest rank
 --   waited that long for it.
 -- anchor: HTA stragglers (straggler analysis); TraceLens NcclAnalyser (skew in start time).
+-- when: (SELECT count(*) FROM traces) >= 2
 -- uses: collectives limit=-1
 -- param :min_fraction 0.5 — report a rank last at at least this fraction of the multi-rank collectives
 -- param :min_skew_ns 100000 — ... with at least this much summed skew (ns)

@@ -1,8 +1,8 @@
 -- title: Many tiny kernels: launch overhead larger than the kernels
 -- detects: kernels that run for less time than the CPU spends launching them (launch_stats'
 --   short_kernels, HTA "short GPU kernels": GPU duration < launch call duration; op_kernels), with
---   the CPU ops that emit the most of them. CUDA/HIP graph launches are left out (one call runs many
---   kernels there).
+--   the CPU ops that emit the most of them (op_kernel_links, names from events). CUDA/HIP graph
+--   launches are left out (one call runs many kernels there).
 -- evidence: the CPU ops emitting the most short kernels and their counts; the time range.
 -- advice: Fuse: torch.compile, fused optimizers (foreach/fused=True), CUDA graphs for a static
 --   step, larger batches; the ops named are the candidates.
@@ -12,11 +12,12 @@
 -- anchor: HTA get_cuda_kernel_launch_stats (short kernels); TensorBoard plugin "kernels too small".
 -- param :min_kernels 50 — report a trace with at least this many short kernels
 -- param :min_fraction 0.3 — ... making up at least this fraction of its launched kernels
-WITH k AS (
-  SELECT trace_id, gpu_event_id, gpu_ts, gpu_dur, launch_dur, coalesce(op_name, launch_name) AS emitter
-  FROM op_kernels
-  WHERE gpu_kind = 'kernel' AND launch_event_id IS NOT NULL AND gpu_dur IS NOT NULL
-    AND launch_name NOT LIKE '%GraphLaunch%'
+WITH k AS (                           -- kernels with a launch call, graph launches left out
+  SELECT x.trace_id, x.gpu_ts, x.gpu_dur, x.launch_dur, x.launch_event_id, x.op_event_id
+  FROM op_kernel_links AS x
+  JOIN events AS l ON l.id = x.launch_event_id
+  WHERE x.gpu_kind = 'kernel' AND x.launch_event_id IS NOT NULL AND x.gpu_dur IS NOT NULL
+    AND l.name NOT LIKE '%GraphLaunch%'
 ),
 per_trace AS (
   SELECT trace_id, count(*) AS kernels, sum(gpu_dur < launch_dur) AS short,
@@ -28,10 +29,15 @@ per_trace AS (
 host_idle AS (
   SELECT trace_id, sum(dur) AS ns FROM idle_gaps WHERE cause = 'host' GROUP BY trace_id
 ),
-emitters AS (
+emitters AS (                        -- the CPU op names of the short kernels (launch call without one)
   SELECT trace_id, emitter, count(*) AS n,
          row_number() OVER (PARTITION BY trace_id ORDER BY count(*) DESC, emitter) AS rn
-  FROM k WHERE gpu_dur < launch_dur GROUP BY trace_id, emitter
+  FROM (SELECT k.trace_id, coalesce(o.name, l.name) AS emitter
+        FROM k
+        JOIN events AS l ON l.id = k.launch_event_id
+        LEFT JOIN events AS o ON o.id = k.op_event_id
+        WHERE k.gpu_dur < k.launch_dur)
+  GROUP BY trace_id, emitter
 ),
 found AS (
   SELECT p.*, min(p.overhead_ns, coalesce(h.ns, 0)) AS lost_ns, a.high_ns, a.medium_ns

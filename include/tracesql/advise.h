@@ -8,18 +8,21 @@
 //   -- advice: what to do about it
 //   -- time lost: how time_lost_ns is estimated
 //   -- anchor: the tool or paper the rule comes from
+//   -- when: (SELECT count(*) FROM traces) >= 2
 //   -- uses: sync_points limit=-1
 //   -- param :min_share 0.05 — meaning
 // Every rule returns the columns trace_id, rule, severity, time_lost_ns, title, evidence, advice (in
 // that order). "-- uses: QUERY k=v ..." runs the bundled query QUERY (with those parameters) into the
 // temporary table q_QUERY before the rule runs, so a rule reads a query's result instead of repeating
-// its logic; each query runs once per Advise call. Parameters are bound by name: the value given in
+// its logic; each query runs once per Advise call. "-- when: EXPR" skips the rule (and its queries)
+// unless SELECT (EXPR) is true: a cheap test that the trace can have such findings. Parameters are bound by name: the value given in
 // AdviseOptions::params, else the default written in the header.
 //
 // Before the rules run, Advise creates temp.advise_traces (trace_id, span_ns, high_ns, medium_ns): per
 // trace, span_ns is first GPU op start .. last GPU op end (the trace's first to last event when it has
 // no GPU op); high_ns / medium_ns are 10 % / 3 % of it, the severity thresholds rules use.
-// The findings are left in temp.advise_findings and the rules run in temp.advise_rules, so a caller
+// Rules run in parallel on read-only connections of their own (one per hardware thread, up to 8) when
+// db is a file; rules that use the same query share one. The findings are left in temp.advise_findings and the rules run in temp.advise_rules, so a caller
 // (the shell, the report) can read them with SQL.
 #ifndef TRACESQL_ADVISE_H_
 #define TRACESQL_ADVISE_H_
@@ -50,6 +53,7 @@ struct RuleFile {
   std::string advice;       // "-- advice:"
   std::string time_lost;    // "-- time lost:"
   std::string anchor;       // "-- anchor:"
+  std::string when;         // "-- when:": a SQL expression; the rule runs only where it is true
   std::vector<UsedQuery> uses;
   std::vector<QueryParamDoc> params;
   std::string text;         // the whole file
@@ -74,6 +78,7 @@ struct RuleOutcome {
   std::string rule;
   std::string title;
   int64_t findings = 0;
+  double seconds = 0;  // wall time of the rule, with the queries it was first to use
 };
 
 struct AdviseOptions {

@@ -52,6 +52,7 @@ struct AdviseFlags {
   std::string rule;                    // --rule NAME
   bool all = false;                    // --all: also list the rules run and what each found
   bool list = false;                   // --list: list the rules instead of running them
+  bool timings = false;                // --timings: each rule's wall time on stderr
   std::vector<std::string> rules_dirs; // --rules-dir (repeatable)
 };
 int Advise(const std::string& file, const std::vector<std::string>& params, const AdviseFlags& flags,

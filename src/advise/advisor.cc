@@ -1,6 +1,12 @@
 #include "tracesql/advise.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <variant>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +16,7 @@
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/sql_bundle.h"
+#include "tracesql/user_db.h"
 #include "tracesql/user_dirs.h"
 
 namespace tracesql {
@@ -134,6 +141,113 @@ void MaterializeQuery(sqlite3* db, const UsedQuery& u, const RuleFile& rule) {
   }
 }
 
+// One value of a result row, copied out of a worker's connection.
+using Cell = std::variant<std::monostate, int64_t, double, std::string>;
+
+Cell ReadCell(sqlite3_stmt* s, int i) {
+  switch (sqlite3_column_type(s, i)) {
+    case SQLITE_NULL: return std::monostate{};
+    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(s, i));
+    case SQLITE_FLOAT: return sqlite3_column_double(s, i);
+    default: {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+      return std::string(text, static_cast<size_t>(sqlite3_column_bytes(s, i)));
+    }
+  }
+}
+
+void BindCell(sqlite3_stmt* s, int i, const Cell& c) {
+  if (std::holds_alternative<int64_t>(c)) {
+    sqlite3_bind_int64(s, i, std::get<int64_t>(c));
+  } else if (std::holds_alternative<double>(c)) {
+    sqlite3_bind_double(s, i, std::get<double>(c));
+  } else if (std::holds_alternative<std::string>(c)) {
+    const auto& t = std::get<std::string>(c);
+    sqlite3_bind_text(s, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+  } else {
+    sqlite3_bind_null(s, i);
+  }
+}
+
+std::string UsesKey(const UsedQuery& u) {
+  std::string key = u.name;
+  for (const auto& [k, v] : u.params) key += " " + k + "=" + v;
+  return key;
+}
+
+struct RuleRun {
+  std::vector<std::array<Cell, 7>> rows;
+  double seconds = 0;
+  std::string error;  // the rule failed: the whole message
+};
+
+// Runs one rule on conn into run; q_tables: the q_ tables made on conn so far (name -> UsesKey).
+void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<std::string, std::string>* q_tables,
+             RuleRun* run) {
+  auto start = std::chrono::steady_clock::now();
+  if (!rule.when.empty()) {
+    Stmt w = PrepareOne(conn, "SELECT (" + rule.when + ")", rule.Source() + " (-- when:)");
+    bool go = w.Step() && sqlite3_column_int64(w.get(), 0) != 0;
+    if (!go) return;
+  }
+  for (const auto& u : rule.uses) {
+    std::string key = UsesKey(u);
+    auto it = q_tables->find(u.name);
+    if (it != q_tables->end() && it->second == key) continue;
+    MaterializeQuery(conn, u, rule);
+    (*q_tables)[u.name] = key;
+  }
+  Stmt s = PrepareOne(conn, rule.text, rule.Source());
+  const auto& want = FindingColumns();
+  std::vector<std::string> got;
+  for (int i = 0; i < sqlite3_column_count(s.get()); ++i) got.emplace_back(sqlite3_column_name(s.get(), i));
+  if (got != want) {
+    std::string list;
+    for (const auto& c : got) list += (list.empty() ? "" : ", ") + c;
+    Errorf("{}: a rule returns the columns trace_id, rule, severity, time_lost_ns, title, evidence, advice; this "
+           "one returns {}",
+           rule.Source(), list.empty() ? "none" : list);
+  }
+  Params bound;
+  for (const auto& p : rule.params) {
+    if (!p.default_value.empty() && p.default_value != "NULL") bound[p.name] = p.default_value;
+  }
+  for (const auto& [k, v] : given) bound[k] = v;
+  BindParams(s.get(), bound);
+  try {
+    while (s.Step()) {
+      std::array<Cell, 7> row;
+      for (int i = 0; i < 7; ++i) row[i] = ReadCell(s.get(), i);
+      run->rows.push_back(std::move(row));
+    }
+  } catch (const Error& e) {
+    Errorf("{}: {}", rule.Source(), e.what());
+  }
+  run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs the rules of one unit in order on conn, then drops the q_ tables it made. A failing rule
+// records its error and ends the unit.
+void RunUnit(sqlite3* conn, const std::vector<RuleFile>& rules, const std::vector<size_t>& unit, const Params& given,
+             std::vector<RuleRun>* runs) {
+  std::map<std::string, std::string> q_tables;
+  for (size_t i : unit) {
+    try {
+      RunRule(conn, rules[i], given, &q_tables, &(*runs)[i]);
+    } catch (const std::exception& e) {
+      (*runs)[i].error = e.what();
+      break;
+    }
+  }
+  for (const auto& [name, key] : q_tables) {
+    try {
+      Exec(conn, ("DROP TABLE IF EXISTS temp.\"q_" + name + "\"").c_str());
+    } catch (const Error&) {
+      // a rule still reading it failed; the connection's next Advise replaces it
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& FindingColumns() {
@@ -172,6 +286,9 @@ void ParseRuleHeader(std::string_view text, RuleFile* r) {
     }
     if (target) {
       last = target;
+    } else if (StartsWith(body, "when:")) {
+      r->when = std::string(Trim(body.substr(5)));
+      last = &r->when;
     } else if (StartsWith(body, "uses:")) {
       r->uses.push_back(ParseUses(body.substr(5), r->path));
       last = nullptr;
@@ -249,58 +366,80 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
   }
 
   Exec(db, kSetUp);
+  std::vector<std::array<Cell, 4>> traces;
+  {
+    Stmt t(db, "SELECT trace_id, span_ns, high_ns, medium_ns FROM temp.advise_traces");
+    while (t.Step()) traces.push_back({ReadCell(t.get(), 0), ReadCell(t.get(), 1), ReadCell(t.get(), 2), ReadCell(t.get(), 3)});
+  }
+
+  // Rules that use the same query (with the same parameters) run one after the other on one
+  // connection, so the query runs once; the other units run in parallel on connections of their own.
+  std::vector<std::vector<size_t>> units;
+  std::map<std::string, size_t> unit_of_query;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    std::string key = rules[i].uses.empty() ? "" : UsesKey(rules[i].uses.front());
+    if (!key.empty() && unit_of_query.count(key)) {
+      units[unit_of_query[key]].push_back(i);
+      continue;
+    }
+    if (!key.empty()) unit_of_query[key] = units.size();
+    units.push_back({i});
+  }
+  std::vector<RuleRun> runs(rules.size());
+  const char* file = sqlite3_db_filename(db, "main");
+  size_t workers = std::min<size_t>({units.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+  if (workers <= 1 || !file || !*file) {
+    for (const auto& unit : units) RunUnit(db, rules, unit, options.params, &runs);
+  } else {
+    std::string path = file;
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t w = 0; w < workers; ++w) {
+      pool.emplace_back([&] {
+        std::optional<UserDb> conn;
+        std::string open_error;
+        try {
+          conn = UserDb::Open(path, /*any_db=*/true);
+          Exec(conn->get(), "CREATE TEMP TABLE advise_traces (trace_id INTEGER, span_ns INTEGER, high_ns INTEGER, "
+                            "medium_ns INTEGER)");
+          Stmt ins(conn->get(), "INSERT INTO temp.advise_traces VALUES (?1, ?2, ?3, ?4)");
+          for (const auto& row : traces) {
+            for (int i = 0; i < 4; ++i) BindCell(ins.get(), i + 1, row[i]);
+            ins.Run();
+          }
+        } catch (const std::exception& e) {
+          open_error = fmt::format("{}: {}", path, e.what());
+        }
+        for (size_t u = next++; u < units.size(); u = next++) {
+          if (!open_error.empty()) {
+            runs[units[u].front()].error = open_error;
+            continue;
+          }
+          RunUnit(conn->get(), rules, units[u], options.params, &runs);
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
+  }
+
   Stmt insert(db, "INSERT INTO temp.advise_findings VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   Stmt insert_rule(db, "INSERT INTO temp.advise_rules VALUES (?1, ?2, ?3, ?4)");
-  std::map<std::string, std::string> materialized;  // q_ table -> the parameters it was made with
   AdviseResult result;
-  for (const auto& rule : rules) {
-    for (const auto& u : rule.uses) {
-      std::string key;
-      for (const auto& [k, v] : u.params) key += " " + k + "=" + v;
-      auto it = materialized.find(u.name);
-      if (it != materialized.end() && it->second == key) continue;
-      MaterializeQuery(db, u, rule);
-      materialized[u.name] = key;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const RuleRun& run = runs[i];
+    if (!run.error.empty()) throw Error(run.error);
+    for (const auto& row : run.rows) {
+      for (int c = 0; c < 7; ++c) BindCell(insert.get(), c + 1, row[c]);
+      insert.Run();
     }
-    Stmt s = PrepareOne(db, rule.text, rule.Source());
-    const auto& want = FindingColumns();
-    std::vector<std::string> got;
-    for (int i = 0; i < sqlite3_column_count(s.get()); ++i) got.emplace_back(sqlite3_column_name(s.get(), i));
-    if (got != want) {
-      std::string list;
-      for (const auto& c : got) list += (list.empty() ? "" : ", ") + c;
-      Errorf("{}: a rule returns the columns trace_id, rule, severity, time_lost_ns, title, evidence, advice; this "
-             "one returns {}",
-             rule.Source(), list.empty() ? "none" : list);
-    }
-    Params bound;
-    for (const auto& p : rule.params) {
-      if (!p.default_value.empty() && p.default_value != "NULL") bound[p.name] = p.default_value;
-    }
-    for (const auto& [k, v] : options.params) bound[k] = v;
-    BindParams(s.get(), bound);
-    int64_t n = 0;
-    try {
-      while (s.Step()) {
-        for (int i = 0; i < 7; ++i) {
-          if (sqlite3_bind_value(insert.get(), i + 1, sqlite3_column_value(s.get(), i)) != SQLITE_OK) {
-            Errorf("{}", sqlite3_errmsg(db));
-          }
-        }
-        insert.Run();
-        ++n;
-      }
-    } catch (const Error& e) {
-      Errorf("{}: {}", rule.Source(), e.what());
-    }
-    insert_rule.BindTextCopy(1, rule.name);
-    insert_rule.BindTextCopy(2, rule.title);
+    auto n = static_cast<int64_t>(run.rows.size());
+    insert_rule.BindTextCopy(1, rules[i].name);
+    insert_rule.BindTextCopy(2, rules[i].title);
     insert_rule.BindInt(3, n);
-    insert_rule.BindTextCopy(4, rule.Source());
+    insert_rule.BindTextCopy(4, rules[i].Source());
     insert_rule.Run();
-    result.rules.push_back({rule.name, rule.title, n});
+    result.rules.push_back({rules[i].name, rules[i].title, n, run.seconds});
   }
-  for (const auto& [name, key] : materialized) Exec(db, ("DROP TABLE IF EXISTS temp.\"q_" + name + "\"").c_str());
   Stmt read(db, FindingsSql());
   while (read.Step()) {
     Finding f;

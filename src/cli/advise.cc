@@ -40,7 +40,10 @@ int Advise(const std::string& file, const std::vector<std::string>& param_args, 
     case FileKind::kSqlite: break;
   }
   UserDb db = UserDb::Open(db_path, dbf.any_db);
-  tracesql::Advise(db.get(), options);
+  AdviseResult result = tracesql::Advise(db.get(), options);
+  if (flags.timings) {
+    for (const auto& r : result.rules) std::fprintf(stderr, "%-20s %6.2f s\n", r.rule.c_str(), r.seconds);
+  }
   ExecOptions eo;
   eo.render = render;
   eo.out = stdout;
