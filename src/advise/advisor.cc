@@ -185,8 +185,14 @@ struct RuleRun {
 void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<std::string, std::string>* q_tables,
              RuleRun* run) {
   auto start = std::chrono::steady_clock::now();
+  Params bound;
+  for (const auto& p : rule.params) {
+    if (!p.default_value.empty() && p.default_value != "NULL") bound[p.name] = p.default_value;
+  }
+  for (const auto& [k, v] : given) bound[k] = v;
   if (!rule.when.empty()) {
     Stmt w = PrepareOne(conn, "SELECT (" + rule.when + ")", rule.Source() + " (-- when:)");
+    BindParams(w.get(), bound);
     bool go = w.Step() && sqlite3_column_int64(w.get(), 0) != 0;
     if (!go) return;
   }
@@ -208,11 +214,6 @@ void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<
            "one returns {}",
            rule.Source(), list.empty() ? "none" : list);
   }
-  Params bound;
-  for (const auto& p : rule.params) {
-    if (!p.default_value.empty() && p.default_value != "NULL") bound[p.name] = p.default_value;
-  }
-  for (const auto& [k, v] : given) bound[k] = v;
   BindParams(s.get(), bound);
   try {
     while (s.Step()) {
