@@ -1,8 +1,8 @@
 -- title: Many tiny kernels: launch overhead larger than the kernels
 -- detects: kernels that run for less time than the CPU spends launching them (launch_stats'
 --   short_kernels, HTA "short GPU kernels": GPU duration < launch call duration; op_kernels), with
---   the CPU ops that emit the most of them (op_kernel_links, names from events). CUDA/HIP graph
---   launches are left out (one call runs many kernels there).
+--   the CPU ops that emit the most of them (op_kernel_links, names from events). Kernels of CUDA/HIP
+--   graph launches are not counted short (one call runs many kernels there).
 -- evidence: the CPU ops emitting the most short kernels and their counts; the time range.
 -- advice: Fuse: torch.compile, fused optimizers (foreach/fused=True), CUDA graphs for a static
 --   step, larger batches; the ops named are the candidates.
@@ -11,33 +11,35 @@
 --   'host'): fusing can save the GPU no more than the time it waited for launches.
 -- anchor: HTA get_cuda_kernel_launch_stats (short kernels); TensorBoard plugin "kernels too small".
 -- param :min_kernels 50 — report a trace with at least this many short kernels
--- param :min_fraction 0.3 — ... making up at least this fraction of its launched kernels
-WITH k AS (                           -- kernels with a launch call, graph launches left out
-  SELECT x.trace_id, x.gpu_ts, x.gpu_dur, x.launch_dur, x.launch_event_id, x.op_event_id
-  FROM op_kernel_links AS x
-  JOIN events AS l ON l.id = x.launch_event_id
-  WHERE x.gpu_kind = 'kernel' AND x.launch_event_id IS NOT NULL AND x.gpu_dur IS NOT NULL
+-- param :min_fraction 0.3 — ... making up at least this fraction of its kernels with a launch call
+WITH launched AS (                    -- kernels with a launch call, per trace (no names read)
+  SELECT trace_id, count(*) AS kernels
+  FROM op_kernel_links
+  WHERE gpu_kind = 'kernel' AND launch_event_id IS NOT NULL AND gpu_dur IS NOT NULL
+  GROUP BY trace_id
+),
+short AS MATERIALIZED (               -- those shorter than their launch call, graph launches left out,
+  SELECT k.trace_id, k.gpu_ts, k.gpu_dur, k.launch_dur,  -- with the CPU op (else the call) emitting them
+         coalesce(o.name, l.name) AS emitter
+  FROM op_kernel_links AS k
+  JOIN events AS l ON l.id = k.launch_event_id
+  LEFT JOIN events AS o ON o.id = k.op_event_id
+  WHERE k.gpu_kind = 'kernel' AND k.launch_event_id IS NOT NULL AND k.gpu_dur < k.launch_dur
     AND l.name NOT LIKE '%GraphLaunch%'
 ),
 per_trace AS (
-  SELECT trace_id, count(*) AS kernels, sum(gpu_dur < launch_dur) AS short,
-         sum(CASE WHEN gpu_dur < launch_dur THEN launch_dur - gpu_dur ELSE 0 END) AS overhead_ns,
-         min(CASE WHEN gpu_dur < launch_dur THEN gpu_ts END) AS first_ts,
-         max(CASE WHEN gpu_dur < launch_dur THEN gpu_ts + gpu_dur END) AS last_ts
-  FROM k GROUP BY trace_id
+  SELECT s.trace_id, n.kernels, count(*) AS short, sum(s.launch_dur - s.gpu_dur) AS overhead_ns,
+         min(s.gpu_ts) AS first_ts, max(s.gpu_ts + s.gpu_dur) AS last_ts
+  FROM short AS s JOIN launched AS n ON n.trace_id = s.trace_id
+  GROUP BY s.trace_id
 ),
 host_idle AS (
   SELECT trace_id, sum(dur) AS ns FROM idle_gaps WHERE cause = 'host' GROUP BY trace_id
 ),
-emitters AS (                        -- the CPU op names of the short kernels (launch call without one)
+emitters AS (
   SELECT trace_id, emitter, count(*) AS n,
          row_number() OVER (PARTITION BY trace_id ORDER BY count(*) DESC, emitter) AS rn
-  FROM (SELECT k.trace_id, coalesce(o.name, l.name) AS emitter
-        FROM k
-        JOIN events AS l ON l.id = k.launch_event_id
-        LEFT JOIN events AS o ON o.id = k.op_event_id
-        WHERE k.gpu_dur < k.launch_dur)
-  GROUP BY trace_id, emitter
+  FROM short GROUP BY trace_id, emitter
 ),
 found AS (
   SELECT p.*, min(p.overhead_ns, coalesce(h.ns, 0)) AS lost_ns, a.high_ns, a.medium_ns
