@@ -34,8 +34,9 @@ SELECT
   'allocator_churn' AS rule,
   CASE WHEN p.ns >= a.high_ns THEN 'high' WHEN p.ns >= a.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   p.ns AS time_lost_ns,
-  printf('%d device allocations and %d frees in %d steps after the first take %.3f ms on the host',
-         p.calls - p.frees, p.frees, p.steps, p.ns / 1e6) AS title,
+  printf('%d cudaMalloc/cudaFree call%s (%d free%s) in %d step%s after the first take%s %.3f ms on the host',
+         p.calls, CASE WHEN p.calls = 1 THEN '' ELSE 's' END, p.frees, CASE WHEN p.frees = 1 THEN '' ELSE 's' END,
+         p.steps, CASE WHEN p.steps = 1 THEN '' ELSE 's' END, CASE WHEN p.calls = 1 THEN 's' ELSE '' END, p.ns / 1e6) AS title,
   printf('runtime_calls: events %s (the longest); ts %d..%d',
          (SELECT group_concat(l.id, ', ')
           FROM (SELECT * FROM longest AS l WHERE l.trace_id = p.trace_id AND l.rn <= 3 ORDER BY l.rn) AS l),

@@ -36,8 +36,8 @@ SELECT
   'data_loading' AS rule,
   CASE WHEN i.ns >= a.high_ns THEN 'high' WHEN i.ns >= a.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   i.ns AS time_lost_ns,
-  printf('GPU idle %.3f ms (%.1f %% of its span) while the data loader fetched %d batches (%.3f ms on the host)',
-         i.ns / 1e6, 100.0 * i.ns / nullif(a.span_ns, 0), p.loads, p.load_ns / 1e6) AS title,
+  printf('GPU idle %.3f ms (%.1f %% of its span) while the data loader fetched %d batch%s (%.3f ms on the host)',
+         i.ns / 1e6, 100.0 * i.ns / nullif(a.span_ns, 0), p.loads, CASE WHEN p.loads = 1 THEN '' ELSE 'es' END, p.load_ns / 1e6) AS title,
   printf('trace %d: data loader ranges (enumerate(DataLoader)#..., enumerate(DataPipe)#...), the longest is event %d (%d ns)',
          p.trace_id,
          (SELECT l.id FROM loads AS l WHERE l.trace_id = p.trace_id ORDER BY l.dur DESC, l.ts LIMIT 1), p.longest)

@@ -33,8 +33,8 @@ SELECT
   p.exposed_ns AS time_lost_ns,
   printf('GPU %s copies host to device for %.3f ms with no kernel beside it (%.1f %% of the GPU span)',
          coalesce(p.device, '?'), p.exposed_ns / 1e6, 100.0 * p.exposed_ns / nullif(a.span_ns, 0)) AS title,
-  printf('gpu_segments WHERE trace_id = %d AND device = %s: %d pieces of HtoD copies alone, the longest %d ns at ts %d; ts %d..%d',
-         p.trace_id, coalesce(p.device, 'NULL'), p.pieces, p.longest,
+  printf('gpu_segments WHERE trace_id = %d AND device = %s: %d piece%s of HtoD copies alone, the longest %d ns at ts %d; ts %d..%d',
+         p.trace_id, coalesce(p.device, 'NULL'), p.pieces, CASE WHEN p.pieces = 1 THEN '' ELSE 's' END, p.longest,
          (SELECT x.ts FROM pieces AS x WHERE x.trace_id = p.trace_id AND x.device IS p.device AND x.dur = p.longest
           ORDER BY x.ts LIMIT 1),
          p.first_ts, p.last_ts) AS evidence,

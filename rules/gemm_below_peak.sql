@@ -37,8 +37,8 @@ SELECT
   CASE WHEN p.lost_ns >= a.high_ns THEN 'high' WHEN p.lost_ns >= a.medium_ns THEN 'medium' ELSE 'low' END
     AS severity,
   p.lost_ns AS time_lost_ns,
-  printf('%d GEMM shapes take %.3f ms at %.1f %% of the peak of %s%s',
-         p.shapes, p.gpu_time / 1e6, p.pct, p.devices,
+  printf('%d GEMM shape%s take%s %.3f ms at %.1f %% of the peak of %s%s',
+         p.shapes, CASE WHEN p.shapes = 1 THEN '' ELSE 's' END, CASE WHEN p.shapes = 1 THEN 's' ELSE '' END, p.gpu_time / 1e6, p.pct, p.devices,
          CASE WHEN p.fp32_time > 0 THEN printf(' (%.3f ms of it float32)', p.fp32_time / 1e6) ELSE '' END) AS title,
   printf('gemm_flops (trace %d, -p tf_peak=1): %s', p.trace_id,
          (SELECT group_concat(printf('%s %s at %.2f %%', w.op_name, w.input_dims, w.pct_peak), '; ')

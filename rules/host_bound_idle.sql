@@ -48,9 +48,10 @@ SELECT
   'host_bound_idle' AS rule,
   CASE WHEN f.idle_ns >= f.high_ns THEN 'high' WHEN f.idle_ns >= f.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   f.idle_ns AS time_lost_ns,
-  printf('GPU %s idle %.1f %% of %s waiting for the host (%d gaps, %.3f ms); mostly under %s',
+  printf('GPU %s idle %.1f %% of %s waiting for the host (%d gap%s, %.3f ms); mostly under %s',
          coalesce(f.device, '?'), 100.0 * f.idle_ns / f.base_ns,
-         CASE WHEN f.has_steps THEN 'step time' ELSE 'its span' END, f.gaps, f.idle_ns / 1e6,
+         CASE WHEN f.has_steps THEN 'step time' ELSE 'its span' END, f.gaps,
+         CASE WHEN f.gaps = 1 THEN '' ELSE 's' END, f.idle_ns / 1e6,
          (SELECT group_concat(printf('%s (%.1f %%)', b.name, 100.0 * b.idle_ns / f.idle_ns), ', ')
           FROM (SELECT * FROM blamed AS b WHERE b.trace_id = f.trace_id AND b.device IS f.device AND b.rn <= 3
                 ORDER BY b.rn) AS b)) AS title,

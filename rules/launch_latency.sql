@@ -33,8 +33,8 @@ SELECT
   'launch_latency' AS rule,
   CASE WHEN p.lost_ns >= a.high_ns THEN 'high' WHEN p.lost_ns >= a.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   p.lost_ns AS time_lost_ns,
-  printf('GPU %s idle %.3f ms in %d gaps while launched ops waited on an empty queue (launch delay up to %.3f ms)',
-         coalesce(p.device, '?'), p.lost_ns / 1e6, p.gaps, p.max_delay / 1e6) AS title,
+  printf('GPU %s idle %.3f ms in %d gap%s while launched ops waited on an empty queue (launch delay up to %.3f ms)',
+         coalesce(p.device, '?'), p.lost_ns / 1e6, p.gaps, CASE WHEN p.gaps = 1 THEN '' ELSE 's' END, p.max_delay / 1e6) AS title,
   printf('idle_gaps WHERE trace_id = %d AND cause = ''device'' closed by GPU ops %s (the longest); ts %d..%d',
          p.trace_id,
          (SELECT group_concat(l.next_event_id, ', ')

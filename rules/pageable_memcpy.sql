@@ -26,8 +26,8 @@ SELECT
   'pageable_memcpy' AS rule,
   CASE WHEN p.idle_ns >= a.high_ns THEN 'high' WHEN p.idle_ns >= a.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   p.idle_ns AS time_lost_ns,
-  printf('%d async copies use pageable host memory: the host blocks %.3f ms in them, the GPU idles %.3f ms',
-         p.calls, p.blocked_ns / 1e6, p.idle_ns / 1e6) AS title,
+  printf('%d async cop%s from or to pageable host memory: the host blocks %.3f ms in the calls, the GPU idles %.3f ms',
+         p.calls, CASE WHEN p.calls = 1 THEN 'y' ELSE 'ies' END, p.blocked_ns / 1e6, p.idle_ns / 1e6) AS title,
   printf('longest calls: events %s; ts %d..%d; `tracesql run DB sync_points -p trace_id=%d`',
          (SELECT group_concat(l.event_id, ', ')
           FROM (SELECT * FROM longest AS l WHERE l.trace_id = p.trace_id AND l.rn <= 3 ORDER BY l.rn) AS l),

@@ -44,8 +44,8 @@ SELECT
   CASE WHEN p.excess_ns >= a.high_ns THEN 'high' WHEN p.excess_ns >= a.medium_ns THEN 'medium' ELSE 'low' END
     AS severity,
   p.excess_ns AS time_lost_ns,
-  printf('%d of %d steps take over %s x the median %.3f ms; the slowest, step %d, takes %.3f ms with %.3f ms of GPU idle (median step: %.3f ms idle)',
-         p.slow_steps, m.n, :factor, p.median / 1e6, w.step, w.dur / 1e6,
+  printf('%d of %d steps take%s over %s x the median %.3f ms; the slowest, step %d, takes %.3f ms with %.3f ms of GPU idle (median step: %.3f ms idle)',
+         p.slow_steps, m.n, CASE WHEN p.slow_steps = 1 THEN 's' ELSE '' END, :factor, p.median / 1e6, w.step, w.dur / 1e6,
          coalesce((SELECT i.ns FROM idle_in AS i WHERE i.trace_id = p.trace_id AND i.step = w.step), 0) / 1e6,
          coalesce((SELECT i.ns FROM idle_in AS i WHERE i.trace_id = p.trace_id AND i.step = m.median_step), 0) / 1e6)
     AS title,

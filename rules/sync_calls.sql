@@ -37,9 +37,10 @@ SELECT
   'sync_calls' AS rule,
   CASE WHEN p.idle_ns >= a.high_ns THEN 'high' WHEN p.idle_ns >= a.medium_ns THEN 'medium' ELSE 'low' END AS severity,
   p.idle_ns AS time_lost_ns,
-  printf('%d host syncs%s block %.3f ms, GPU idle %.3f ms (%.1f %% of its span); issued by %s',
-         p.calls, CASE WHEN p.steps > 0 THEN printf(' in %d steps', p.steps) ELSE '' END,
-         p.blocked_ns / 1e6, p.idle_ns / 1e6, 100.0 * p.idle_ns / nullif(a.span_ns, 0),
+  printf('%d host sync%s%s block%s %.3f ms, GPU idle %.3f ms (%.1f %% of its span); issued by %s',
+         p.calls, CASE WHEN p.calls = 1 THEN '' ELSE 's' END,
+         CASE WHEN p.steps > 0 THEN printf(' in %d step%s', p.steps, CASE WHEN p.steps = 1 THEN '' ELSE 's' END) ELSE '' END,
+         CASE WHEN p.calls = 1 THEN 's' ELSE '' END, p.blocked_ns / 1e6, p.idle_ns / 1e6, 100.0 * p.idle_ns / nullif(a.span_ns, 0),
          (SELECT group_concat(printf('%s (%d)', i.issuer, i.calls), ', ')
           FROM (SELECT * FROM issuers AS i WHERE i.trace_id = p.trace_id AND i.rn <= 3 ORDER BY i.rn) AS i)) AS title,
   printf('longest sync calls: events %s; ts %d..%d; `tracesql run DB sync_points -p trace_id=%d`',
