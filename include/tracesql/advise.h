@@ -15,15 +15,16 @@
 // that order). "-- uses: QUERY k=v ..." runs the bundled query QUERY (with those parameters) into the
 // temporary table q_QUERY before the rule runs, so a rule reads a query's result instead of repeating
 // its logic; each query runs once per Advise call. "-- when: EXPR" skips the rule (and its queries)
-// unless SELECT (EXPR) is true: a cheap test that the trace can have such findings. Parameters are bound by name: the value given in
-// AdviseOptions::params, else the default written in the header.
+// unless SELECT (EXPR) is true: a cheap test that the database can have such findings. Parameters
+// are bound by name: the value given in AdviseOptions::params, else the default written in the header.
 //
 // Before the rules run, Advise creates temp.advise_traces (trace_id, span_ns, high_ns, medium_ns): per
 // trace, span_ns is first GPU op start .. last GPU op end (the trace's first to last event when it has
 // no GPU op); high_ns / medium_ns are 10 % / 3 % of it, the severity thresholds rules use.
-// Rules run in parallel on read-only connections of their own (one per hardware thread, up to 8) when
-// db is a file; rules that use the same query share one. The findings are left in temp.advise_findings and the rules run in temp.advise_rules, so a caller
-// (the shell, the report) can read them with SQL.
+// When db is a file, the rules run in parallel, each group of rules that use the same query on a
+// connection of its own (one per hardware thread, 8 at most), which only reads. The findings are left
+// in temp.advise_findings and the rules run in temp.advise_rules, so a caller (the shell, the report)
+// can read them with SQL.
 #ifndef TRACESQL_ADVISE_H_
 #define TRACESQL_ADVISE_H_
 

@@ -370,7 +370,9 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
   std::vector<std::array<Cell, 4>> traces;
   {
     Stmt t(db, "SELECT trace_id, span_ns, high_ns, medium_ns FROM temp.advise_traces");
-    while (t.Step()) traces.push_back({ReadCell(t.get(), 0), ReadCell(t.get(), 1), ReadCell(t.get(), 2), ReadCell(t.get(), 3)});
+    while (t.Step()) {
+      traces.push_back({ReadCell(t.get(), 0), ReadCell(t.get(), 1), ReadCell(t.get(), 2), ReadCell(t.get(), 3)});
+    }
   }
 
   // Rules that use the same query (with the same parameters) run one after the other on one
