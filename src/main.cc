@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   adv->add_flag("--list", adv_flags.list, "List the rules, their parameters and sources");
   adv->add_flag("--timings", adv_flags.timings, "Print each rule's run time on stderr");
   adv->add_option("-p,--param", adv_params, "Set a rule's threshold :key to value")->allow_extra_args(false);
-  adv->add_option("--rules-dir", adv_flags.rules_dirs, "Directory of user rules, searched before ~/.config/tracesql/rules")
+  adv->add_option("--rules-dir", adv_flags.rules_dirs,
+                  "Directory of user rules, searched before ~/.config/tracesql/rules")
       ->allow_extra_args(false);
   AddOutputFlags(adv, adv_out);
   adv->add_flag("--any-db", adv_dbf.any_db, "Open any SQLite database, not only tracesql ones");

@@ -1,7 +1,8 @@
 # tracesql advise and its rules (rules/*.sql): tests/advise/advise_test.py, one CTest test per rule's
 # trigger/close-case pair and per group. Included from tests/CMakeLists.txt.
 file(GLOB TQ_ADVISE_CASES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/advise/cases/*/expected.csv)
-set(TQ_ADVISE_TEST ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/advise/advise_test.py --tracesql $<TARGET_FILE:tracesql>)
+set(TQ_ADVISE_TEST ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/advise/advise_test.py
+    --tracesql $<TARGET_FILE:tracesql>)
 foreach(expected IN LISTS TQ_ADVISE_CASES)
   get_filename_component(case_dir ${expected} DIRECTORY)
   get_filename_component(rule ${case_dir} NAME)
