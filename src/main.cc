@@ -125,6 +125,26 @@ int main(int argc, char** argv) {
   AddOutputFlags(lst, list_out);
   AddDbFlags(lst, list_dbf);
 
+  // advise
+  std::string adv_file;
+  std::vector<std::string> adv_params;
+  cli::AdviseFlags adv_flags;
+  cli::OutputFlags adv_out;
+  cli::DbFlags adv_dbf;
+  auto* adv = app.add_subcommand("advise", "Run the rules (rules/*.sql, ~/.config/tracesql/rules) and print what costs "
+                                           "time, most time lost first");
+  adv->add_option("file", adv_file, "A database, or a trace (imported first, as `tracesql TRACE` does)");
+  adv->add_option("--rule", adv_flags.rule, "Run only this rule");
+  adv->add_flag("--all", adv_flags.all, "Also list every rule run and what it found (passed: nothing)");
+  adv->add_flag("--list", adv_flags.list, "List the rules, their parameters and sources");
+  adv->add_flag("--timings", adv_flags.timings, "Print each rule's run time on stderr");
+  adv->add_option("-p,--param", adv_params, "Set a rule's threshold :key to value")->allow_extra_args(false);
+  adv->add_option("--rules-dir", adv_flags.rules_dirs,
+                  "Directory of user rules, searched before ~/.config/tracesql/rules")
+      ->allow_extra_args(false);
+  AddOutputFlags(adv, adv_out);
+  adv->add_flag("--any-db", adv_dbf.any_db, "Open any SQLite database, not only tracesql ones");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -161,6 +181,7 @@ int main(int argc, char** argv) {
     if (qry->parsed()) return cli::Query(db_path, sql, sql_file, params, query_out, query_dbf);
     if (run->parsed()) return cli::Run(run_db, run_name, run_params, run_out, run_dbf);
     if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
+    if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);
     if (open_file.empty()) {
       std::fputs(app.help().c_str(), stderr);
       return 1;

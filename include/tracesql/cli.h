@@ -47,6 +47,22 @@ int Run(const std::string& db, const std::string& name, const std::vector<std::s
 // tracesql queries [--show NAME]
 int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf);
 
+// tracesql advise DB|TRACE [--rule NAME] [--all] [--list] [-p key=value]... (src/cli/advise.cc)
+struct AdviseFlags {
+  std::string rule;                    // --rule NAME
+  bool all = false;                    // --all: also list the rules run and what each found
+  bool list = false;                   // --list: list the rules instead of running them
+  bool timings = false;                // --timings: each rule's wall time on stderr
+  std::vector<std::string> rules_dirs; // --rules-dir (repeatable)
+};
+int Advise(const std::string& file, const std::vector<std::string>& params, const AdviseFlags& flags,
+           const OutputFlags& out, const DbFlags& dbf);
+
+// The database `tracesql TRACE` uses for a trace (see DatabaseForTrace), imported first when it is
+// missing, older than the trace or made by an older tracesql; in the user's cache directory when the
+// trace's directory is not writable.
+std::string DatabaseForShortcut(const std::string& trace);
+
 // tracesql TRACE.json[.gz] | DB: imports the trace next to itself when needed, then opens the shell.
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf);
 

@@ -259,6 +259,17 @@ std::pair<std::string, bool> ShortcutDatabase(const std::string& trace) {
   return {db, true};
 }
 
+std::string DatabaseForShortcut(const std::string& trace) {
+  auto [db_path, import] = ShortcutDatabase(trace);
+  if (import) {
+    ImportOptions opt;
+    opt.force = true;
+    opt.progress = isatty(STDERR_FILENO);
+    PrintImportSummary(ImportTraces({trace}, db_path, opt), db_path);
+  }
+  return db_path;
+}
+
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf) {
   ShellOptions so;
   so.any_db = dbf.any_db;
@@ -279,14 +290,7 @@ int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFla
       return RunShell(so);
     case FileKind::kTrace: break;
   }
-  auto [db_path, import] = ShortcutDatabase(file);
-  if (import) {
-    ImportOptions opt;
-    opt.force = true;
-    opt.progress = isatty(STDERR_FILENO);
-    PrintImportSummary(ImportTraces({file}, db_path, opt), db_path);
-  }
-  so.db_path = db_path;
+  so.db_path = DatabaseForShortcut(file);
   return RunShell(so);
 }
 

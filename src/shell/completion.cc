@@ -135,6 +135,8 @@ std::vector<std::string> Complete(const CompletionSources& sources, std::string_
     if (arg_index != 1) return {};
     if (cmd == ".run" || cmd == ".show") {
       AddMatching(out, sources.query_names, prefix, false);
+    } else if (cmd == ".advise") {
+      AddMatching(out, sources.rule_names, prefix, false);
     } else if (cmd == ".mode") {
       std::vector<std::string> modes;
       for (const auto& m : kOutputModes) modes.emplace_back(m.name);

@@ -14,6 +14,7 @@ struct CompletionSources {
   sqlite3* db = nullptr;                    // tables, views and their columns come from here
   std::vector<std::string> dot_commands;    // without the leading '.'
   std::vector<std::string> query_names;     // for .run / .show
+  std::vector<std::string> rule_names;      // for .advise
   bool at_statement_start = true;           // no SQL is pending from earlier lines
 };
 

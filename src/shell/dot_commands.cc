@@ -12,6 +12,7 @@
 #include <set>
 
 #include "shell/shell.h"
+#include "tracesql/advise.h"
 #include "tracesql/error.h"
 #include "tracesql/files.h"
 #include "tracesql/import.h"
@@ -176,6 +177,24 @@ DotResult RunRun(Shell& sh, const std::vector<std::string>& args) {
   return sh.RunSql(q.text, SqlSource{q.Source(), 1}, merged) ? DotResult::kOk : DotResult::kError;
 }
 
+// .advise ?RULE? ?KEY=VALUE...?: the findings of every rule (or of RULE), most time lost first; they
+// stay in temp.advise_findings for SQL.
+DotResult RunAdvise(Shell& sh, const std::vector<std::string>& args) {
+  if (!sh.db().is_tracesql()) Errorf("{}: not a tracesql database", sh.db().path());
+  AdviseOptions options;
+  options.rule_dirs = UserRuleDirs({});
+  for (const auto& a : args) {
+    if (a.find('=') == std::string::npos && options.only_rule.empty()) {
+      options.only_rule = a;
+      continue;
+    }
+    auto [k, v] = ParseParamAssignment(a);
+    options.params[k] = v;
+  }
+  Advise(sh.db().get(), options);
+  return sh.RunSql(FindingsSql(), SqlSource{".advise", 1}, Params{}) ? DotResult::kOk : DotResult::kError;
+}
+
 DotResult RunShow(Shell& sh, const std::vector<std::string>& args) {
   QueryFile q = FindOrFail(sh, args[0]);
   std::string text = q.text;
@@ -306,6 +325,7 @@ DotResult RunExit(Shell& sh, const std::vector<std::string>& args) {
 }
 
 constexpr DotCommand kDotCommands[] = {
+    {"advise", "?RULE? ?KEY=VALUE...?", "Findings of the advise rules, most time lost first", 0, -1, &RunAdvise},
     {"bail", "on|off", "Stop at the first error in a script (as --bail)", 1, 1, &RunBail},
     {"exit", "?CODE?", "Exit the shell with status CODE (default 0)", 0, 1, &RunExit},
     {"headers", "on|off", "Show column names", 1, 1, &RunHeaders},

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "shell/completion.h"
+#include "tracesql/advise.h"
 #include "tracesql/cli.h"
 #include "tracesql/error.h"
 #include "tracesql/queries.h"
@@ -321,6 +322,11 @@ int Shell::Run() {
       for (const auto& q : ListQueries(QueryDirs())) src.query_names.push_back(q.name);
     } catch (const Error&) {
       // An unreadable user query file: complete without query names.
+    }
+    try {
+      for (const auto& r : ListRules(UserRuleDirs({}))) src.rule_names.push_back(r.name);
+    } catch (const Error&) {
+      // An unreadable user rule file: complete without rule names.
     }
     return Complete(src, before, word_start);
   };

@@ -24,6 +24,7 @@ TEST_CASE("completion: names from the schema, dot-commands and queries", "[shell
   src.db = db.get();
   src.dot_commands = {"headers", "help", "mode", "run", "show", "tables"};
   src.query_names = {"top_kernels", "top_ops", "steps"};
+  src.rule_names = {"host_bound_idle", "stragglers", "sync_calls"};
   using V = std::vector<std::string>;
   size_t start = 0;
   CHECK(Run(src, ".he", &start) == V{".headers", ".help"});
@@ -34,6 +35,7 @@ TEST_CASE("completion: names from the schema, dot-commands and queries", "[shell
   CHECK(start == 5);
   CHECK(Run(src, ".show ") == V{"steps", "top_kernels", "top_ops"});
   CHECK(Run(src, ".mode js") == V{"json", "jsonl"});
+  CHECK(Run(src, ".advise s") == V{"stragglers", "sync_calls"});
   CHECK(Run(src, ".tables ke") == V{"kernels"});
   CHECK(Run(src, "SELECT * FROM ev", &start) == V{"events"});
   CHECK(start == 14);
