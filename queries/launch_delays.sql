@@ -1,10 +1,11 @@
 -- name: launch_delays
--- description: Launch delay (GPU start minus the end of the launching runtime call, ns) by launch call and GPU op, largest total first.
+-- description: Launch delay (GPU start minus the end of the launching runtime call, ns) by launch call and GPU op (with its short name, short_names), largest total first.
 -- param :limit 20 — number of rows
 -- param :trace_id NULL — only this trace (traces.id); all traces when NULL
 SELECT
   launch_name,
   gpu_name,
+  (SELECT s.short_name FROM short_names AS s WHERE s.name = op_kernels.gpu_name) AS gpu_short_name,
   count(*) AS launches,
   min(launch_delay) AS min_delay,
   sum(launch_delay) / count(*) AS avg_delay,

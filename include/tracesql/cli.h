@@ -50,6 +50,14 @@ int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf)
 // tracesql TRACE.json[.gz] | DB: imports the trace next to itself when needed, then opens the shell.
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf);
 
+// What `tracesql TRACE` does before opening the shell: the trace's database (next to it, or in the
+// cache directory), imported first when missing or stale. Returns its path.
+std::string ShortcutImport(const std::string& trace);
+
+// tracesql report DB|TRACE... -o FILE.html [--force]: one database, or traces imported first (one
+// trace as the shortcut does; several into one database next to the report: FILE.db).
+int Report(const std::vector<std::string>& inputs, const std::string& out, bool force);
+
 // The database the shortcut uses for a trace: its path without ".json"/".json.gz", plus ".db".
 // E.g. "run/rank0.pt.trace.json.gz" -> "run/rank0.pt.trace.db".
 std::string DatabaseForTrace(const std::string& trace);

@@ -240,15 +240,19 @@ int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFla
       return RunShell(so);
     case FileKind::kTrace: break;
   }
-  auto [db_path, import] = ShortcutDatabase(file);
+  so.db_path = ShortcutImport(file);
+  return RunShell(so);
+}
+
+std::string ShortcutImport(const std::string& trace) {
+  auto [db_path, import] = ShortcutDatabase(trace);
   if (import) {
     ImportOptions opt;
     opt.force = true;
     opt.progress = isatty(STDERR_FILENO);
-    PrintImportSummary(ImportTraces({file}, db_path, opt), db_path);
+    PrintImportSummary(ImportTraces({trace}, db_path, opt), db_path);
   }
-  so.db_path = db_path;
-  return RunShell(so);
+  return db_path;
 }
 
 }  // namespace tracesql::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracesql/error.h"
+#include "tracesql/short_name.h"
 
 namespace tracesql {
 namespace {
@@ -349,7 +350,9 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
       if (fit[i] >= width[i]) continue;
       width[i] = fit[i];
       heads[i] = TruncateToWidth(heads[i], fit[i]);
-      for (auto& row : cells) row[i] = TruncateToWidth(row[i], fit[i]);
+      // A long C++ name keeps what tells it apart (its own name, then its template arguments), not
+      // the first columns of "void at::native::...".
+      for (auto& row : cells) row[i] = FitName(row[i], fit[i]);
     }
   }
   auto rule = [&](const char* l, const char* m, const char* r, const char* h) {

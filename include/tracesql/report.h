@@ -1,0 +1,50 @@
+// `tracesql report`: one self-contained HTML page (no request to any host) whose charts and tables
+// are the result sets of bundled queries, run on a database, embedded as JSON and laid out by a
+// small script. The page names each query and the `tracesql run` line that reproduces it.
+#ifndef TRACESQL_REPORT_H_
+#define TRACESQL_REPORT_H_
+
+#include <sqlite3.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tracesql {
+
+// One result set drawn on the page: a bundled query and the parameters the report gives it.
+struct ReportDataset {
+  std::string key;    // what the page's script calls it ("util", "kernels", ...)
+  std::string query;  // bundled query name
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+// The datasets every report runs, in page order.
+const std::vector<ReportDataset>& ReportDatasets();
+
+struct ReportOptions {
+  std::string db_label;  // the database as `tracesql run` lines on the page name it
+  // Findings at the top of the page: a statement yielding rows of (trace_id, rule, severity,
+  // time_lost_ns, title, evidence, advice), and the command that reproduces them. Without one the
+  // page has no findings section.
+  struct Findings {
+    std::string sql;
+    std::string command;
+  };
+  std::optional<Findings> findings;
+};
+
+// The HTML page for the database open on db (read only). Throws tracesql::Error when a dataset's
+// query is missing from the bundle; a query that fails on this database is shown as failed.
+std::string BuildReportHtml(sqlite3* db, const ReportOptions& options);
+
+// Writes html to out_path through a temporary file in the same directory, renamed into place when
+// complete: an existing out_path is refused unless force (and is never one of inputs, which are
+// compared by identity, not by name). Throws tracesql::Error, leaving nothing behind.
+void WriteReportFile(const std::string& html, const std::string& out_path, bool force,
+                     const std::vector<std::string>& inputs);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_REPORT_H_
