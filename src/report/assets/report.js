@@ -384,11 +384,20 @@ section('overview', 'Overview', (sec) => {
   const cards = h('div', { class: 'cards' });
   for (const r of rows(d)) {
     if (get(d, r, 'busy_pct') === null) continue;
-    const c = h('div', { class: 'card', 'data-col': 'busy_pct', 'data-v': raw(get(d, r, 'busy_pct')) },
+    const c = h('div', { class: 'card', 'data-dataset': d.key, 'data-row': rows(d).indexOf(r), 'data-col': 'busy_pct', 'data-v': raw(get(d, r, 'busy_pct')) },
       h('div', { class: 'k', text: 'GPU busy · ' + deviceLabel(d, r) }), h('div', { class: 'v', text: fmt('busy_pct', get(d, r, 'busy_pct')) }));
     cards.append(c);
   }
-  if (cards.childElementCount) sec.append(cards);
+  if (cards.childElementCount) {
+    sec.append(cards);
+    const busy = rows(d).filter((r) => get(d, r, 'busy_pct') !== null);
+    sec.append(hbars(busy.map((r) => ({
+      label: deviceLabel(d, r), value: get(d, r, 'busy_pct'), formatted: fmt('busy_pct', get(d, r, 'busy_pct')) + ' busy',
+      tip: rowTip(d, r, ['device_name', 'gpu_ops', 'gpu_span_ns', 'busy_ns', 'busy_pct']),
+    })), { name: 'busy', labelWidth: 300 }));
+  } else {
+    sec.append(note('No GPU ops in these traces: no GPU busy time to show.'));
+  }
   sec.append(table(d));
   if (tb && rows(tb).length) {
     sec.append(h('h3', { text: 'Where the GPU time went (temporal breakdown)' }), srcLine(tb));
@@ -449,7 +458,7 @@ section('steps', 'Steps', (sec) => {
     const cards = h('div', { class: 'cards' });
     for (const r of rows(sm)) {
       for (const c of ['min_ns', 'median_ns', 'max_ns', 'spread_pct']) {
-        cards.append(h('div', { class: 'card', 'data-col': c, 'data-v': raw(get(sm, r, c)) },
+        cards.append(h('div', { class: 'card', 'data-dataset': sm.key, 'data-row': rows(sm).indexOf(r), 'data-col': c, 'data-v': raw(get(sm, r, c)) },
           h('div', { class: 'k', text: c.replace('_ns', '').replace('_pct', '') + ' step · trace ' + raw(get(sm, r, 'trace_id')) }),
           h('div', { class: 'v', text: fmt(c, get(sm, r, c)) })));
       }
