@@ -19,10 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void CheckOutput(const std::string& out, bool force) {
+void CheckOutput(const std::string& out, bool force, const std::vector<std::string>& inputs) {
   if (out.empty()) Errorf("give the report's file with -o FILE.html");
   std::error_code ec;
   if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out);
+  for (const auto& in : inputs) {
+    if (fs::exists(out, ec) && fs::equivalent(out, in, ec)) {
+      Errorf("{}: is an input of this report, never overwritten (choose another -o)", out);
+    }
+  }
   if (!force && fs::exists(out, ec)) Errorf("{}: exists (use --force to replace it)", out);
 }
 
@@ -31,7 +36,7 @@ void CheckOutput(const std::string& out, bool force) {
 int Report(const std::vector<std::string>& inputs, const std::string& out, bool force) {
   auto t0 = std::chrono::steady_clock::now();
   if (inputs.empty()) Errorf("give a database or one or more traces");
-  CheckOutput(out, force);  // before any import: a refused output costs nothing
+  CheckOutput(out, force, inputs);  // before any import: a refused output costs nothing
   size_t traces = 0, dbs = 0;
   for (const auto& in : inputs) {
     switch (SniffFile(in)) {
