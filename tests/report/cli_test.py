@@ -100,6 +100,11 @@ def test_errors():
     check(p.returncode == 0, 'report of two traces: %s' % p.stderr)
     p2 = run('query', os.path.join(out_dir, 'two.db'), 'SELECT count(*) FROM traces', '--format', 'csv', '--no-header')
     check(p2.stdout.strip() == '2', 'two.db holds both traces: %r' % p2.stdout)
+    # The shell's .report: written once, refused a second time without --force, then replaced.
+    shell_html = os.path.join(out_dir, 'shell.html')
+    p = run('shell', db, stdin='.report %s\n.report %s\n.report %s --force\n' % ((shell_html,) * 3))
+    check(os.path.exists(shell_html) and open(shell_html).read().startswith('<!DOCTYPE html>'), '.report wrote the page')
+    check(p.stderr.count('wrote ') == 2 and 'exists (use --force' in p.stderr, '.report: %r' % p.stderr)
     # An old database (schema version below this tracesql's) is refused with advice.
     old = os.path.join(out_dir, 'old.db')
     shutil.copy(db, old)
