@@ -4,8 +4,6 @@
 #ifndef TRACESQL_REPORT_H_
 #define TRACESQL_REPORT_H_
 
-#include <sqlite3.h>
-
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,11 +31,15 @@ struct ReportOptions {
     std::string command;
   };
   std::optional<Findings> findings;
+  // Connections running the queries at once (0: one per core, at most 8).
+  int threads = 0;
 };
 
-// The HTML page for the database open on db (read only). Throws tracesql::Error when a dataset's
-// query is missing from the bundle; a query that fails on this database is shown as failed.
-std::string BuildReportHtml(sqlite3* db, const ReportOptions& options);
+// The HTML page for the tracesql database at db_path, opened read-only on options.threads
+// connections that run the datasets' queries in parallel. Throws tracesql::Error when the database
+// cannot be opened or a dataset's query is missing from the bundle; a query that fails on this
+// database is shown as failed on the page.
+std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options);
 
 // Writes html to out_path through a temporary file in the same directory, renamed into place when
 // complete: an existing out_path is refused unless force (and is never one of inputs, which are

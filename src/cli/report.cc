@@ -79,8 +79,8 @@ int Report(const std::vector<std::string>& inputs, const std::string& out, bool 
   }
   ReportOptions ro;
   ro.db_label = db_path;
-  std::string html = BuildReportHtml(db.get(), ro);
   db.Close();
+  std::string html = BuildReportHtml(db_path, ro);
   WriteReportFile(html, out, force, protect);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "wrote %s (%.0f KB) in %.2f s\n", out.c_str(), static_cast<double>(html.size()) / 1024.0, secs);

@@ -6,11 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -19,6 +24,7 @@
 #include "tracesql/queries.h"
 #include "tracesql/render.h"
 #include "tracesql/sql_bundle.h"
+#include "tracesql/user_db.h"
 
 namespace tracesql {
 namespace {
@@ -259,7 +265,52 @@ const std::vector<ReportDataset>& ReportDatasets() {
   return kDatasets;
 }
 
-std::string BuildReportHtml(sqlite3* db, const ReportOptions& options) {
+std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options) {
+  // The datasets' JSON, each made on its own: the queries run on up to `threads` connections at once.
+  struct Job {
+    std::string key, query, sql, command;
+    Params params;
+    std::string json;
+  };
+  std::vector<Job> jobs;
+  if (options.findings) {
+    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}});
+  }
+  for (const ReportDataset& d : ReportDatasets()) {
+    auto q = FindQuery(d.query, {});
+    if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
+    Job job{d.key, d.query, q->text, "tracesql run " + ShellWord(options.db_label) + " " + d.query, {}, {}};
+    for (const auto& [k, v] : d.params) {
+      job.params[k] = v;
+      job.command += " -p " + ShellWord(k + "=" + v);
+    }
+    jobs.push_back(std::move(job));
+  }
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  threads = std::min(threads, jobs.size());
+  std::atomic<size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto work = [&] {
+    try {
+      UserDb db = UserDb::Open(db_path, /*any_db=*/false);
+      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+        Job& j = jobs[i];
+        AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = jobs.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+
   std::string data = "{\"meta\":{\"database\":";
   AppendJsonString(data, options.db_label);
   data += ",\"version\":";
@@ -267,23 +318,9 @@ std::string BuildReportHtml(sqlite3* db, const ReportOptions& options) {
   data += ",\"written\":";
   AppendJsonString(data, UtcNow());
   data += "},\"datasets\":{";
-  bool first = true;
-  if (options.findings) {
-    AppendDataset(data, db, "findings", "advise", options.findings->sql, options.findings->command, {});
-    first = false;
-  }
-  for (const ReportDataset& d : ReportDatasets()) {
-    auto q = FindQuery(d.query, {});
-    if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
-    Params params;
-    std::string command = "tracesql run " + ShellWord(options.db_label) + " " + d.query;
-    for (const auto& [k, v] : d.params) {
-      params[k] = v;
-      command += " -p " + ShellWord(k + "=" + v);
-    }
-    if (!first) data += ',';
-    first = false;
-    AppendDataset(data, db, d.key, d.query, q->text, command, params);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i) data += ',';
+    data += jobs[i].json;
   }
   data += "}}";
 

@@ -296,7 +296,7 @@ DotResult RunReport(Shell& sh, const std::vector<std::string>& args) {
   ReportOptions ro;
   ro.db_label = sh.db().path();
   std::string file = FileArg(args[0]);
-  std::string html = BuildReportHtml(sh.db().get(), ro);
+  std::string html = BuildReportHtml(sh.db().path(), ro);
   WriteReportFile(html, file, force, {sh.db().path()});
   std::fprintf(stderr, "wrote %s (%.0f KB)\n", file.c_str(), static_cast<double>(html.size()) / 1024.0);
   return DotResult::kOk;
