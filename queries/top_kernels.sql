@@ -2,9 +2,8 @@
 -- description: GPU kernels with the largest total time: short name, calls, total / average / longest (ns), share of all kernel time.
 -- param :limit 20 — number of rows
 -- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- Reads op_kernel_links (one row per GPU op, its name as an integer: gpu_op_names) once, so no
--- kernel name is read but those of the rows returned; the share's denominator is the sum over all
--- names of the grouped totals. short_name: the readable name (short_names table).
+-- Reads op_kernel_links (GPU ops, names as gpu_op_names ids) once; the share's denominator is the
+-- sum over all names of the grouped totals. short_name: the readable name (short_names table).
 WITH k AS (
   SELECT name_id, count(*) AS calls, sum(gpu_dur) AS total_dur, max(gpu_dur) AS max_dur
   FROM op_kernel_links

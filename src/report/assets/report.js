@@ -186,7 +186,8 @@ function hbars(items, opts) {
   opts = opts || {};
   const W = opts.width || 900, labelW = opts.labelWidth || 300, rowH = 20, valueW = 110;
   const H = items.length * rowH + 24;
-  const max = Math.max(0, ...items.map((it) => num(it.value)).filter((x) => !isNaN(x)));
+  // The scale's end: opts.max (100 for percentages), else the longest bar.
+  const max = opts.max || Math.max(0, ...items.map((it) => num(it.value)).filter((x) => !isNaN(x)));
   const plotW = W - labelW - valueW;
   const g = s('svg', { class: 'chart hbars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'data-chart': opts.name || '' });
   items.forEach((it, i) => {
@@ -394,7 +395,7 @@ section('overview', 'Overview', (sec) => {
     sec.append(hbars(busy.map((r) => ({
       label: deviceLabel(d, r), value: get(d, r, 'busy_pct'), formatted: fmt('busy_pct', get(d, r, 'busy_pct')) + ' busy',
       tip: rowTip(d, r, ['device_name', 'gpu_ops', 'gpu_span_ns', 'busy_ns', 'busy_pct']),
-    })), { name: 'busy', labelWidth: 300 }));
+    })), { name: 'busy', labelWidth: 300, max: 100 }));
   } else {
     sec.append(note('No GPU ops in these traces: no GPU busy time to show.'));
   }
