@@ -1,7 +1,9 @@
 // tracesql report DB|TRACE... -o FILE.html [--force]
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 
@@ -29,6 +31,11 @@ void CheckOutput(const std::string& out, bool force, const std::vector<std::stri
     }
   }
   if (!force && fs::exists(out, ec)) Errorf("{}: exists (use --force to replace it)", out);
+  // Its directory must take a new file, or a trace would be imported for nothing.
+  fs::path dir = fs::path(out).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) Errorf("{}: cannot write the report: {}", out, std::strerror(ENOENT));
+  if (access(dir.c_str(), W_OK | X_OK) != 0) Errorf("{}: cannot write the report: {}", out, std::strerror(errno));
 }
 
 }  // namespace

@@ -89,6 +89,9 @@ def test_errors():
     fails('is an input of this report', 'report', trace_copy, '-o', trace_copy, '--force')
     with open(trace_copy, 'rb') as a, open(SAMPLE, 'rb') as b:
         check(a.read() == b.read(), 'the trace is intact')
+    # An unwritable output is refused before a trace is imported for it.
+    fails('cannot write the report', 'report', trace_copy, '-o', os.path.join(out_dir, 'missing', 'r.html'))
+    check(not os.path.exists(os.path.join(out_dir, 'copy.db')), 'no import for an output that cannot be written')
     # An output that is a directory.
     fails('is a directory', 'report', db, '-o', out_dir)
     # A trace: imported next to itself as `tracesql TRACE` does, then the report.

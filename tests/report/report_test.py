@@ -96,6 +96,34 @@ SECTIONS = r"""
 """
 
 
+COLUMNS = r"""
+(() => {
+  const g = document.querySelector('#utilization svg.chart.time');
+  g.scrollIntoView({ block: 'center' });
+  const r = g.getBoundingClientRect();
+  const reset = g.parentElement.querySelector('button.reset');
+  return { x: r.left, y: r.top + r.height / 2, w: r.width, n: g.querySelectorAll('g.hit').length,
+           reset: reset.style.display !== 'none' };
+})()
+"""
+
+
+def check_zoom(name, browser):
+    """Dragging across the first utilisation chart zooms in (fewer buckets drawn, a reset button);
+    the button zooms back out."""
+    before = browser.eval(COLUMNS)
+    x0, x1, y = before['x'] + before['w'] * 0.4, before['x'] + before['w'] * 0.6, before['y']
+    for kind, x, buttons in (('mousePressed', x0, 1), ('mouseMoved', (x0 + x1) / 2, 1), ('mouseReleased', x1, 0)):
+        browser.call('Input.dispatchMouseEvent', {'type': kind, 'x': x, 'y': y, 'button': 'left', 'buttons': buttons,
+                                                  'clickCount': 1})
+    zoomed = browser.eval(COLUMNS)
+    check(0 < zoomed['n'] < before['n'] and zoomed['reset'],
+          '%s: dragging zooms the time axis (%d -> %d buckets drawn)' % (name, before['n'], zoomed['n']))
+    browser.eval("document.querySelector('#utilization button.reset').click()")
+    after = browser.eval(COLUMNS)
+    check(after['n'] == before['n'] and not after['reset'], '%s: reset zoom draws every bucket again' % name)
+
+
 def check_case(name, traces, charted, browser):
     case_dir = os.path.join(WORK, name)
     shutil.rmtree(case_dir, ignore_errors=True)
@@ -148,6 +176,8 @@ def check_case(name, traces, charted, browser):
         share, colors = cdp.ink(png)
         need = 0.01 if sid in charted else 0.002
         check(share >= need and colors >= 3, '%s: screenshot of %s is not blank (ink %.4f, %d colours)' % (name, sid, share, colors))
+    if 'utilization' in charted:
+        check_zoom(name, browser)
     # Numbers in the DOM against the page's own `tracesql run` lines.
     data = browser.eval('DATA.datasets')
     cached = {}
