@@ -14,5 +14,5 @@ if(TQ_CHROMIUM AND EXISTS ${TRACESQL_SHARED_TRACES}/hta_sampled_rank0.json.gz)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/report_test.py $<TARGET_FILE:tracesql>
                    ${TRACESQL_SHARED_TRACES} ${CMAKE_CURRENT_BINARY_DIR}/report_browser
                    ${CMAKE_CURRENT_BINARY_DIR}/report_browser/shots)
-  set_tests_properties(report.browser PROPERTIES TIMEOUT 600)
+  set_tests_properties(report.browser PROPERTIES TIMEOUT 1200)
 endif()
