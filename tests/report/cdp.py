@@ -3,8 +3,10 @@ of JSON ending in NUL), and a PNG reader for screenshots. Standard library only.
 import base64
 import json
 import os
+import shutil
 import struct
 import subprocess
+import tempfile
 import time
 import zlib
 
@@ -17,10 +19,11 @@ class Browser:
         self._buf = b''
         self._id = 0
         self.width, self.height = width, height
+        self._profile = tempfile.mkdtemp(prefix='tq-chrome-profile-')  # removed by close()
         args = [chromium, '--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe',
                 '--no-first-run', '--no-default-browser-check', '--disable-extensions',
                 '--disable-background-networking', '--disable-component-update', '--disable-sync',
-                '--user-data-dir=' + os.environ.get('TQ_CHROME_PROFILE', '/tmp/tq-chrome-profile-%d' % os.getpid()),
+                '--user-data-dir=' + self._profile,
                 'about:blank']
         # The shell puts the pipe ends on fds 3 and 4, where Chromium looks for them.
         # (Through fds 10 and 11 first: either end may already be 3 or 4.)
@@ -118,6 +121,7 @@ class Browser:
             self.proc.wait()
         os.close(self._w)
         os.close(self._r)
+        shutil.rmtree(self._profile, ignore_errors=True)
 
 
 def png_pixels(data):
