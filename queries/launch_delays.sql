@@ -1,18 +1,29 @@
 -- name: launch_delays
--- description: Launch delay (GPU start minus the end of the launching runtime call, ns) by launch call and GPU op, largest total first.
+-- description: Launch delay (GPU start minus the end of the launching runtime call, ns) by launch call and GPU op (with its short name, short_names), largest total first.
 -- param :limit 20 (integer) — number of rows
 -- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- Grouped first by launch call name and GPU op name id (op_kernel_links.name_id: no kernel name is
+-- read per op), then by GPU op name (a name shared by two kinds of op is one row, as in op_kernels).
+WITH per_id AS (
+  SELECT l.name AS launch_name, o.name_id, count(*) AS launches, min(o.launch_delay) AS min_delay,
+         max(o.launch_delay) AS max_delay, sum(o.launch_delay) AS total_delay
+  FROM op_kernel_links AS o
+  JOIN events AS l ON l.id = o.launch_event_id
+  WHERE o.launch_event_id IS NOT NULL
+    AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  GROUP BY l.name, o.name_id
+)
 SELECT
-  launch_name,
-  gpu_name,
-  count(*) AS launches,
-  min(launch_delay) AS min_delay,
-  sum(launch_delay) / count(*) AS avg_delay,
-  max(launch_delay) AS max_delay,
-  sum(launch_delay) AS total_delay
-FROM op_kernels
-WHERE launch_event_id IS NOT NULL
-  AND (:trace_id IS NULL OR trace_id = :trace_id)
-GROUP BY launch_name, gpu_name
-ORDER BY total_delay DESC, launch_name, gpu_name
+  p.launch_name,
+  n.name AS gpu_name,
+  (SELECT s.short_name FROM short_names AS s WHERE s.name = n.name) AS gpu_short_name,
+  sum(p.launches) AS launches,
+  min(p.min_delay) AS min_delay,
+  sum(p.total_delay) / sum(p.launches) AS avg_delay,
+  max(p.max_delay) AS max_delay,
+  sum(p.total_delay) AS total_delay
+FROM per_id AS p
+JOIN gpu_op_names AS n ON n.id = p.name_id
+GROUP BY p.launch_name, n.name
+ORDER BY total_delay DESC, p.launch_name, n.name
 LIMIT coalesce(:limit, 20);

@@ -1,18 +1,24 @@
 -- name: top_kernels
--- description: GPU kernels with the largest total time: calls, total / average / longest (ns), share of all kernel time.
+-- description: GPU kernels with the largest total time: short name, calls, total / average / longest (ns), share of all kernel time.
 -- param :limit 20 (integer) — number of rows
 -- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
--- Reads the kernels view (a range of events: see event_ranges) once; the share's denominator is the
--- sum over all names of the grouped totals.
+-- Reads op_kernel_links (GPU ops, names as gpu_op_names ids) once; the share's denominator is the
+-- sum over all names of the grouped totals. short_name: the readable name (short_names table).
+WITH k AS (
+  SELECT name_id, count(*) AS calls, sum(gpu_dur) AS total_dur, max(gpu_dur) AS max_dur
+  FROM op_kernel_links
+  WHERE gpu_kind = 'kernel' AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY name_id
+)
 SELECT
-  name,
-  count(*) AS calls,
-  sum(dur) AS total_dur,
-  sum(dur) / count(*) AS avg_dur,
-  max(dur) AS max_dur,
-  round(100.0 * sum(dur) / sum(sum(dur)) OVER (), 2) AS pct
-FROM kernels
-WHERE :trace_id IS NULL OR trace_id = :trace_id
-GROUP BY name
-ORDER BY total_dur DESC, name
+  n.name,
+  (SELECT s.short_name FROM short_names AS s WHERE s.name = n.name) AS short_name,
+  k.calls,
+  k.total_dur,
+  k.total_dur / k.calls AS avg_dur,
+  k.max_dur,
+  round(100.0 * k.total_dur / sum(k.total_dur) OVER (), 2) AS pct
+FROM k
+JOIN gpu_op_names AS n ON n.id = k.name_id
+ORDER BY k.total_dur DESC, n.name
 LIMIT coalesce(:limit, 20);

@@ -144,6 +144,14 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   AddOutputFlags(adv, adv_out);
   adv->add_flag("--any-db", adv_dbf.any_db, "Open any SQLite database, not only tracesql ones");
+  // report
+  std::vector<std::string> report_inputs;
+  std::string report_out;
+  bool report_force = false;
+  auto* rep = app.add_subcommand("report", "Write one self-contained HTML page of charts (works offline) for a database or traces");
+  rep->add_option("inputs", report_inputs, "A database, or traces (imported first: one as `tracesql TRACE` does, several into FILE.db)")->required();
+  rep->add_option("-o,--output", report_out, "The HTML file to write")->required();
+  rep->add_flag("--force", report_force, "Replace the HTML file if it exists (never an input)");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -182,6 +190,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cli::Run(run_db, run_name, run_params, run_out, run_dbf);
     if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
     if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);
+    if (rep->parsed()) return cli::Report(report_inputs, report_out, report_force);
     if (open_file.empty()) {
       std::fputs(app.help().c_str(), stderr);
       return 1;

@@ -8,6 +8,7 @@
 
 #include "tracesql/import.h"
 #include "tracesql/render.h"
+#include "tracesql/report.h"
 #include "tracesql/user_db.h"
 
 namespace tracesql::cli {
@@ -65,6 +66,14 @@ std::string DatabaseForShortcut(const std::string& trace);
 
 // tracesql TRACE.json[.gz] | DB: imports the trace next to itself when needed, then opens the shell.
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql report DB|TRACE... -o FILE.html [--force]: one database, or traces imported first (one
+// trace as the shortcut does; several into one database next to the report: FILE.db).
+int Report(const std::vector<std::string>& inputs, const std::string& out, bool force);
+
+// The report's options for the database at db_path, as `tracesql report` and `.report` write it: the
+// `tracesql run` lines name db_path, and the advise rules' findings head the page.
+ReportOptions ReportOptionsFor(const std::string& db_path);
 
 // The database the shortcut uses for a trace: its path without ".json"/".json.gz", plus ".db".
 // E.g. "run/rank0.pt.trace.json.gz" -> "run/rank0.pt.trace.db".

@@ -15,7 +15,7 @@ namespace tracesql {
 
 // Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
 inline constexpr int32_t kApplicationId = 0x54525351;
-inline constexpr int32_t kSchemaVersion = 7;
+inline constexpr int32_t kSchemaVersion = 8;
 
 class Stmt {
  public:
@@ -99,6 +99,10 @@ ComputedViews CreateComputedTables(Db& db, bool materialize);
 // seconds each view file took (file name, seconds), in order.
 std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize = true,
                                                         const ComputedViews* computed = nullptr);
+
+// Fills short_names from gpu_op_names with ShortName (tracesql/short_name.h); CreateViews calls it
+// last (src/names/short_names_table.cc).
+void FillShortNames(Db& db);
 
 }  // namespace tracesql
 

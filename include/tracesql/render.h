@@ -15,7 +15,7 @@
 
 namespace tracesql {
 
-enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine };
+enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kBar };
 
 // One row per output mode: its name and what it writes. `.help`, `--help` and docs iterate this.
 struct OutputModeInfo {
@@ -32,6 +32,7 @@ inline constexpr OutputModeInfo kOutputModes[] = {
     {OutputMode::kJsonl, "jsonl", "one JSON object per line"},
     {OutputMode::kMarkdown, "markdown", "GitHub-flavoured Markdown table"},
     {OutputMode::kLine, "line", "one 'column = value' line per column, blank line between rows"},
+    {OutputMode::kBar, "bar", "horizontal bars of the last numeric column (a sparkline per series for a time series)"},
 };
 
 // "box" -> kBox, ... ("md" is accepted for markdown). nullopt for an unknown name.
@@ -46,9 +47,14 @@ struct RenderOptions {
   // How NULL is shown in every mode but json/jsonl (which write null). Empty by default.
   std::string null_text;
   // box/table only: when > 0, wide columns are truncated (ending in "…") so that every line fits in
-  // this many terminal columns. 0 means no limit.
+  // this many terminal columns. 0 means no limit. bar: the line width (80 when 0).
   size_t max_width = 0;
+  // bar: draw with ASCII ('#', '|') instead of Unicode blocks (a terminal that is not UTF-8).
+  bool ascii = false;
 };
+
+// Whether the locale (LC_ALL, else LC_CTYPE, else LANG) says UTF-8: bar mode draws Unicode blocks then.
+bool LocaleIsUtf8();
 
 // Steps stmt to completion, appending every row to out. Returns the number of rows.
 // Throws tracesql::Error on a SQLite error (its message is sqlite3_errmsg).

@@ -85,7 +85,8 @@ RenderOptions ResolveOutput(const OutputFlags& flags) {
   ro.header = !flags.no_header;
   ro.null_text = flags.null_text;
   winsize ws{};
-  if ((ro.mode == OutputMode::kBox || ro.mode == OutputMode::kTable) && isatty(STDOUT_FILENO) &&
+  ro.ascii = !LocaleIsUtf8();
+  if ((ro.mode == OutputMode::kBox || ro.mode == OutputMode::kTable || ro.mode == OutputMode::kBar) && isatty(STDOUT_FILENO) &&
       ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
     ro.max_width = ws.ws_col;
   }

@@ -161,6 +161,9 @@ std::vector<std::pair<std::string, double>> CreateViews(Db& db, bool materialize
     times.emplace_back(std::string(f.path.substr(f.path.rfind('/') + 1)),
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  auto t0 = std::chrono::steady_clock::now();
+  FillShortNames(db);
+  times.emplace_back("short_names", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return times;
 }
 

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
 #include "tracesql/error.h"
+#include "tracesql/short_name.h"
 
 namespace tracesql {
 namespace {
@@ -236,6 +239,186 @@ std::vector<size_t> FitWidths(const std::vector<size_t>& natural, size_t max_wid
   return out;
 }
 
+// ---- bar: horizontal bars of the last numeric column, or one sparkline per series ----
+
+bool IsNumeric(const Cell& c) { return c.type == SQLITE_INTEGER || c.type == SQLITE_FLOAT; }
+
+// Columns whose values (NULL aside) are all numbers, and at least one is.
+std::vector<bool> NumericColumns(const std::vector<std::vector<Cell>>& rows, size_t ncol) {
+  std::vector<bool> numeric(ncol, false), other(ncol, false);
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < ncol; ++i) {
+      if (IsNumeric(r[i])) numeric[i] = true;
+      if (r[i].type == SQLITE_TEXT || r[i].type == SQLITE_BLOB) other[i] = true;
+    }
+  }
+  for (size_t i = 0; i < ncol; ++i) numeric[i] = numeric[i] && !other[i];
+  return numeric;
+}
+
+bool IsTimeColumn(std::string_view name) {
+  return name == "ts" || name == "offset_ns" || name == "bucket" || name == "window_ts" || name == "cpu_ts" ||
+         name == "step" || name == "start_ts";
+}
+
+double CellNumber(const Cell& c) { return IsNumeric(c) ? std::strtod(c.text.c_str(), nullptr) : 0.0; }
+
+// Appends n copies of s.
+void Repeat(std::string& out, std::string_view s, size_t n) {
+  for (size_t i = 0; i < n; ++i) out += s;
+}
+
+template <typename StepFn>
+int64_t RenderBars(sqlite3_stmt* stmt, const RenderOptions& o, const std::vector<std::string>& names, StepFn&& step,
+                   std::string& out) {
+  const size_t ncol = names.size();
+  std::vector<std::vector<Cell>> rows;
+  while (step()) {
+    std::vector<Cell> row;
+    for (size_t i = 0; i < ncol; ++i) row.push_back(ReadCell(stmt, static_cast<int>(i)));
+    rows.push_back(std::move(row));
+  }
+  if (ncol == 0) return 0;
+  const size_t width = o.max_width > 0 ? o.max_width : 80;
+  std::vector<bool> numeric = NumericColumns(rows, ncol);
+  size_t value = ncol;
+  for (size_t i = ncol; i-- > 0;) {
+    if (numeric[i]) {
+      value = i;
+      break;
+    }
+  }
+  if (rows.empty()) {
+    if (o.header) out += OneLine(names.back()) + "\n";
+    return 0;
+  }
+  if (value == ncol) Errorf("bar format: the result has no numeric column to draw");
+  std::vector<size_t> label_cols;  // the first column holding text names a bar
+  for (size_t i = 0; i < ncol && label_cols.empty(); ++i) {
+    bool text = false;
+    for (const auto& r : rows) text = text || r[i].type == SQLITE_TEXT || r[i].type == SQLITE_BLOB;
+    if (i != value && text) label_cols.push_back(i);
+  }
+  double lo = 0, hi = 0;
+  for (const auto& r : rows) {
+    if (!IsNumeric(r[value])) continue;
+    double v = CellNumber(r[value]);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  size_t time_col = ncol;
+  for (size_t i = 0; i < ncol; ++i) {
+    if (i != value && numeric[i] && IsTimeColumn(names[i])) {  // (keys before it may be NULL)
+      time_col = i;
+      break;
+    }
+  }
+  // A time series (a time column and no text to name rows by): one sparkline per series, a series
+  // being the values of the numeric columns before the time column.
+  if (label_cols.empty() && time_col < value) {
+    static constexpr std::string_view kSpark[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    static constexpr std::string_view kAsciiSpark[] = {"_", ".", "-", "~", "=", "+", "*", "#"};
+    if (o.header) {
+      out += fmt::format("{} by {}: min {}, max {}\n", OneLine(names[value]), OneLine(names[time_col]),
+                         FormatDouble(lo), FormatDouble(hi));
+    }
+    std::string key, line;
+    size_t line_w = 0, indent = 0;
+    auto flush = [&] {
+      if (!line.empty()) out += line + "\n";
+      line.clear();
+      line_w = 0;
+    };
+    for (const auto& r : rows) {
+      std::string k;
+      for (size_t i = 0; i < time_col; ++i) {
+        k += (k.empty() ? "" : " ") + OneLine(names[i]) + "=" + CellText(r[i], o);
+      }
+      if (k != key || line.empty()) {
+        flush();
+        key = k;
+        line = k.empty() ? std::string() : k + " ";
+        line_w = indent = DisplayWidth(line);
+        if (indent > width / 2) {  // a long key on a line of its own
+          out += line + "\n";
+          line.clear();
+          line_w = indent = 0;
+        }
+      }
+      if (line_w >= width) {
+        flush();
+        line = std::string(indent, ' ');
+        line_w = indent;
+      }
+      if (!IsNumeric(r[value])) {
+        line += ' ';
+      } else {
+        double f = hi > lo ? (CellNumber(r[value]) - lo) / (hi - lo) : 1.0;
+        size_t level = std::min<size_t>(7, static_cast<size_t>(f * 7.0 + 0.5));
+        line += o.ascii ? kAsciiSpark[level] : kSpark[level];
+      }
+      ++line_w;
+    }
+    flush();
+    return static_cast<int64_t>(rows.size());
+  }
+  // Bars: label | bar | value.
+  if (label_cols.empty() && value != 0) label_cols.push_back(0);
+  std::vector<std::string> labels, values;
+  size_t label_w = 0, value_w = DisplayWidth(OneLine(names[value]));
+  std::string label_head;
+  for (size_t i : label_cols) label_head += (label_head.empty() ? "" : " · ") + OneLine(names[i]);
+  label_w = DisplayWidth(label_head);
+  for (const auto& r : rows) {
+    std::string l;
+    for (size_t i : label_cols) l += (l.empty() ? "" : " · ") + OneLine(CellText(r[i], o));
+    label_w = std::max(label_w, DisplayWidth(l));
+    labels.push_back(std::move(l));
+    values.push_back(OneLine(CellText(r[value], o)));
+    value_w = std::max(value_w, DisplayWidth(values.back()));
+  }
+  // The bar gets at least half of what the value leaves; labels are cut (keeping a C++ name's own
+  // name: FitName) to fit the rest.
+  size_t room = width > value_w + 2 ? width - value_w - 2 : 20;
+  label_w = std::min(label_w, std::max<size_t>(room / 2, 8));
+  size_t bar_w = room > label_w ? std::max<size_t>(room - label_w, 4) : 4;
+  const std::string_view sep = o.ascii ? "|" : "│";
+  if (o.header) {
+    out += Pad(TruncateToWidth(label_head, label_w), label_w, false) + " " + std::string(bar_w, ' ') + " " +
+           Pad(OneLine(names[value]), value_w, true) + "\n";
+  }
+  static constexpr std::string_view kEighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Cell& c = rows[k][value];
+    size_t eighths = 0;
+    if (IsNumeric(c) && hi > 0) {
+      double v = CellNumber(c);
+      if (v > 0) eighths = static_cast<size_t>(v / hi * static_cast<double>(bar_w * 8) + 0.5);
+    }
+    std::string bar;
+    size_t full = eighths / 8, used = full;
+    if (o.ascii) {
+      full = (eighths + 4) / 8;
+      used = full;
+      Repeat(bar, "#", full);
+    } else {
+      Repeat(bar, "█", full);
+      if (eighths % 8) {
+        bar += kEighths[eighths % 8];
+        ++used;
+      }
+    }
+    bar += std::string(bar_w > used ? bar_w - used : 0, ' ');
+    std::string label = FitName(labels[k], label_w);
+    if (o.ascii && label.size() >= 3 && label.compare(label.size() - 3, 3, "…") == 0) {
+      label.replace(label.size() - 3, 3, "~");  // the cut mark in ASCII
+    }
+    out += Pad(label, label_w, false) + std::string(sep) + bar + " " +
+           Pad(values[k], value_w, true) + "\n";
+  }
+  return static_cast<int64_t>(rows.size());
+}
+
 using FlushFn = std::function<void(std::string&)>;
 
 int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, const FlushFn* flush) {
@@ -254,6 +437,7 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
   auto maybe_flush = [&] {
     if (flush && out.size() >= (64 << 10)) (*flush)(out);
   };
+  if (o.mode == OutputMode::kBar) return RenderBars(stmt, o, names, step, out);
   int64_t rows = 0;
   const bool streaming = o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv || o.mode == OutputMode::kJsonl ||
                          o.mode == OutputMode::kLine || o.mode == OutputMode::kJson;
@@ -349,7 +533,9 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
       if (fit[i] >= width[i]) continue;
       width[i] = fit[i];
       heads[i] = TruncateToWidth(heads[i], fit[i]);
-      for (auto& row : cells) row[i] = TruncateToWidth(row[i], fit[i]);
+      // A long C++ name keeps what tells it apart (its own name, then its template arguments), not
+      // the first columns of "void at::native::...".
+      for (auto& row : cells) row[i] = FitName(row[i], fit[i]);
     }
   }
   auto rule = [&](const char* l, const char* m, const char* r, const char* h) {
@@ -458,6 +644,21 @@ std::string TruncateToWidth(std::string_view text, size_t width) {
     i += n;
   }
   return std::string(text.substr(0, i)) + "…";
+}
+
+bool LocaleIsUtf8() {
+  const char* value = nullptr;
+  for (const char* var : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) {
+      value = v;
+      break;
+    }
+  }
+  if (!value) return false;  // the "C" locale: ASCII
+  std::string v(value);
+  for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return v.find("utf-8") != std::string::npos || v.find("utf8") != std::string::npos;
 }
 
 std::optional<OutputMode> ParseOutputMode(std::string_view name) {

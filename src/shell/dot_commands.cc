@@ -13,10 +13,12 @@
 
 #include "shell/shell.h"
 #include "tracesql/advise.h"
+#include "tracesql/cli.h"
 #include "tracesql/error.h"
 #include "tracesql/files.h"
 #include "tracesql/import.h"
 #include "tracesql/queries.h"
+#include "tracesql/report.h"
 
 namespace tracesql::shell {
 namespace {
@@ -317,6 +319,21 @@ DotResult RunTraces(Shell& sh, const std::vector<std::string>& /*args*/) {
              : DotResult::kError;
 }
 
+// .report FILE ?--force?: the HTML report of the open database (tracesql report).
+DotResult RunReport(Shell& sh, const std::vector<std::string>& args) {
+  bool force = args.size() > 1 && args[1] == "--force";
+  if (args.size() > 1 && !force) Errorf("usage: .report FILE ?--force?");
+  if (sh.db().schema_version() < kSchemaVersion) {
+    Errorf("{}: made by an older tracesql (schema version {}): import the trace again", sh.db().path(),
+           sh.db().schema_version());
+  }
+  std::string file = FileArg(args[0]);
+  std::string html = BuildReportHtml(sh.db().path(), cli::ReportOptionsFor(sh.db().path()));
+  WriteReportFile(html, file, force, {sh.db().path()});
+  std::fprintf(stderr, "wrote %s (%.0f KB)\n", file.c_str(), static_cast<double>(html.size()) / 1024.0);
+  return DotResult::kOk;
+}
+
 DotResult RunQuit(Shell& /*sh*/, const std::vector<std::string>& /*args*/) { return DotResult::kExit; }
 
 DotResult RunExit(Shell& sh, const std::vector<std::string>& args) {
@@ -331,7 +348,7 @@ constexpr DotCommand kDotCommands[] = {
     {"headers", "on|off", "Show column names", 1, 1, &RunHeaders},
     {"help", "?PATTERN?", "Show help for commands starting with PATTERN", 0, 1, &RunHelp},
     {"import", "TRACE...", "Add traces (.json / .json.gz) to the open database", 1, -1, &RunImport},
-    {"mode", "?FORMAT?", "Set the output format: box table csv tsv json jsonl markdown line", 0, 1, &RunMode},
+    {"mode", "?FORMAT?", "Set the output format: box table csv tsv json jsonl markdown line bar", 0, 1, &RunMode},
     {"nullvalue", "?TEXT?", "Show NULL as TEXT (default: empty)", 0, 1, &RunNullvalue},
     {"once", "FILE", "Write the next command's output to FILE", 1, 1, &RunOnce},
     {"open", "?DB?", "Close this database and open DB (or show which is open)", 0, 1, &RunOpen},
@@ -341,6 +358,7 @@ constexpr DotCommand kDotCommands[] = {
     {"queries", "", "List bundled and user queries", 0, 0, &RunQueries},
     {"quit", "", "Exit the shell", 0, 0, &RunQuit},
     {"read", "FILE", "Run the statements and dot-commands of FILE", 1, 1, &RunRead},
+    {"report", "FILE ?--force?", "Write the HTML report of this database to FILE (tracesql report)", 1, 2, &RunReport},
     {"run", "NAME ?KEY=VALUE...?", "Run a bundled or user query, with parameters", 1, -1, &RunRun},
     {"schema", "?PATTERN?", "Show CREATE statements of tables, views and indexes matching PATTERN", 0, 1, &RunSchema},
     {"show", "NAME", "Print the SQL of a bundled or user query", 1, 1, &RunShow},

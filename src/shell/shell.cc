@@ -116,8 +116,9 @@ void Shell::EndOfCommand() {
 
 RenderOptions Shell::CurrentRender() const {
   RenderOptions ro = render_;
+  ro.ascii = !LocaleIsUtf8();
   if (out_ == stdout && isatty(STDOUT_FILENO) &&
-      (ro.mode == OutputMode::kBox || ro.mode == OutputMode::kTable)) {
+      (ro.mode == OutputMode::kBox || ro.mode == OutputMode::kTable || ro.mode == OutputMode::kBar)) {
     ro.max_width = TerminalWidth();
   }
   return ro;

@@ -50,6 +50,7 @@ UserDb& UserDb::operator=(UserDb&& other) noexcept {
     db_ = std::move(other.db_);
     path_ = std::move(other.path_);
     is_tracesql_ = other.is_tracesql_;
+    schema_version_ = other.schema_version_;
   }
   return *this;
 }

@@ -392,10 +392,10 @@ def test_queries(ctx):
     check('kernel_names,' in p.out and 'launch_delays,' in p.out, '.queries: %r' % p.out)
     check('-- ' + os.path.join(q1, 'kernel_names.sql') + '\n-- name: kernel_names' in p.out, '.show')
     check(p.out.endswith('source\nuser top_kernels\n'), '.run uses the user query')
-    # top_kernels on the fixture: needs only events.
+    # top_kernels on the fixture.
     p = ctx.ok('run', db, 'top_kernels', '--format', 'csv')
-    check(p.out == 'name,calls,total_dur,avg_dur,max_dur,pct\ngemm_kernel,2,32000,16000,17000,91.43\n'
-                   'relu_kernel,1,3000,3000,3000,8.57\n', 'top_kernels: %r' % p.out)
+    check(p.out == 'name,short_name,calls,total_dur,avg_dur,max_dur,pct\ngemm_kernel,gemm_kernel,2,32000,16000,17000,91.43\n'
+                   'relu_kernel,relu_kernel,1,3000,3000,3000,8.57\n', 'top_kernels: %r' % p.out)
 
 
 def test_shortcut(ctx):

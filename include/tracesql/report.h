@@ -1,0 +1,62 @@
+// `tracesql report`: one self-contained HTML page (no request to any host) whose charts and tables
+// are the result sets of bundled queries, run on a database, embedded as JSON and laid out by a
+// small script. The page names each query and the `tracesql run` line that reproduces it.
+#ifndef TRACESQL_REPORT_H_
+#define TRACESQL_REPORT_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+struct sqlite3;
+
+namespace tracesql {
+
+// One result set drawn on the page: a bundled query and the parameters the report gives it.
+struct ReportDataset {
+  std::string key;    // what the page's script calls it ("util", "kernels", ...)
+  std::string query;  // bundled query name
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+// The datasets every report runs, in page order.
+const std::vector<ReportDataset>& ReportDatasets();
+
+struct ReportOptions {
+  std::string db_label;  // the database as `tracesql run` lines on the page name it
+  // Findings at the top of the page: a statement yielding rows of (trace_id, rule, severity,
+  // time_lost_ns, title, evidence, advice), and the command that reproduces them. prepare, when set,
+  // runs first on the connection that then runs sql (it makes the temporary tables sql reads).
+  // Without findings the page has no findings section.
+  struct Findings {
+    std::string sql;
+    std::string command;
+    std::function<void(sqlite3*)> prepare;
+  };
+  std::optional<Findings> findings;
+  // Connections running the queries at once (0: one per core, at most 8).
+  int threads = 0;
+};
+
+// The HTML page for the tracesql database at db_path, opened read-only on options.threads
+// connections that run the datasets' queries in parallel. Throws tracesql::Error when the database
+// cannot be opened or a dataset's query is missing from the bundle; a query that fails on this
+// database is shown as failed on the page.
+std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options);
+
+// The POSIX shell word for s: as it is when it holds only safe characters, else in single quotes (the
+// page's `tracesql run` lines quote the database path with it).
+std::string ShellWord(std::string_view s);
+
+// Writes html to out_path through a temporary file in the same directory, renamed into place when
+// complete: an existing out_path is refused unless force (and is never one of inputs, which are
+// compared by identity, not by name). Throws tracesql::Error, leaving nothing behind.
+void WriteReportFile(const std::string& html, const std::string& out_path, bool force,
+                     const std::vector<std::string>& inputs);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_REPORT_H_

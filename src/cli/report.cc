@@ -1,0 +1,110 @@
+// tracesql report DB|TRACE... -o FILE.html [--force]
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "tracesql/advise.h"
+#include "tracesql/cli.h"
+#include "tracesql/db.h"
+#include "tracesql/error.h"
+#include "tracesql/import.h"
+#include "tracesql/report.h"
+#include "tracesql/user_db.h"
+
+namespace tracesql::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+void CheckOutput(const std::string& out, bool force, const std::vector<std::string>& inputs) {
+  if (out.empty()) Errorf("give the report's file with -o FILE.html");
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out);
+  for (const auto& in : inputs) {
+    if (fs::exists(out, ec) && fs::equivalent(out, in, ec)) {
+      Errorf("{}: is an input of this report, never overwritten (choose another -o)", out);
+    }
+  }
+  if (!force && fs::exists(out, ec)) Errorf("{}: exists (use --force to replace it)", out);
+  // Its directory must take a new file, or a trace would be imported for nothing.
+  fs::path dir = fs::path(out).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) Errorf("{}: cannot write the report: {}", out, std::strerror(ENOENT));
+  if (access(dir.c_str(), W_OK | X_OK) != 0) Errorf("{}: cannot write the report: {}", out, std::strerror(errno));
+}
+
+}  // namespace
+
+ReportOptions ReportOptionsFor(const std::string& db_path) {
+  ReportOptions ro;
+  ro.db_label = db_path;
+  // The advise rules (bundled, and the user's as `tracesql advise` finds them) run on the
+  // connection that then reads their findings.
+  ro.findings = ReportOptions::Findings{std::string(FindingsSql()), "tracesql advise " + ShellWord(db_path),
+                                        [](sqlite3* db) {
+                                          AdviseOptions ao;
+                                          ao.rule_dirs = UserRuleDirs({});
+                                          Advise(db, ao);
+                                        }};
+  return ro;
+}
+
+int Report(const std::vector<std::string>& inputs, const std::string& out, bool force) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (inputs.empty()) Errorf("give a database or one or more traces");
+  CheckOutput(out, force, inputs);  // before any import: a refused output costs nothing
+  size_t traces = 0, dbs = 0;
+  for (const auto& in : inputs) {
+    switch (SniffFile(in)) {
+      case FileKind::kMissing: Errorf("{}: no such file", in);
+      case FileKind::kDirectory: Errorf("{}: is a directory", in);
+      case FileKind::kOther: Errorf("{}: neither a trace (.json, .json.gz) nor a SQLite database", in);
+      case FileKind::kSqlite: ++dbs; break;
+      case FileKind::kTrace: ++traces; break;
+    }
+  }
+  if (dbs > 1 || (dbs == 1 && traces > 0)) Errorf("give one database, or traces (not both)");
+  std::string db_path;
+  std::vector<std::string> protect = inputs;
+  if (dbs == 1) {
+    db_path = inputs[0];
+  } else if (traces == 1) {
+    db_path = DatabaseForShortcut(inputs[0]);
+    protect.push_back(db_path);
+  } else {
+    // Several traces (the ranks of one job): one database next to the report, named after it, so
+    // that the page's `tracesql run` lines can be run on it.
+    fs::path p(out);
+    db_path = (p.parent_path() / (p.stem().string() + ".db")).string();
+    for (const auto& in : inputs) {
+      std::error_code ec;
+      if (fs::exists(db_path, ec) && fs::equivalent(db_path, in, ec)) {
+        Errorf("{}: is an input of this report, never overwritten (choose another -o)", db_path);
+      }
+    }
+    ImportOptions opt;
+    opt.force = force;
+    opt.progress = isatty(STDERR_FILENO);
+    PrintImportSummary(ImportTraces(inputs, db_path, opt), db_path);
+    protect.push_back(db_path);
+  }
+  UserDb db = UserDb::Open(db_path, /*any_db=*/false);
+  if (db.schema_version() < kSchemaVersion) {
+    Errorf("{}: made by an older tracesql (schema version {}; this one writes {}): import the trace again", db_path,
+           db.schema_version(), kSchemaVersion);
+  }
+  db.Close();
+  std::string html = BuildReportHtml(db_path, ReportOptionsFor(db_path));
+  WriteReportFile(html, out, force, protect);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "wrote %s (%.0f KB) in %.2f s\n", out.c_str(), static_cast<double>(html.size()) / 1024.0, secs);
+  return 0;
+}
+
+}  // namespace tracesql::cli

@@ -1,0 +1,382 @@
+// The HTML report: runs the bundled queries the page draws, embeds their result sets as JSON next to
+// the page's own CSS and script (src/report/assets/, embedded at build time), and writes one file.
+#include "tracesql/report.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "tracesql/error.h"
+#include "tracesql/params.h"
+#include "tracesql/queries.h"
+#include "tracesql/render.h"
+#include "tracesql/sql_bundle.h"
+#include "tracesql/user_db.h"
+
+namespace tracesql {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view Asset(std::string_view name) {
+  std::string path = "src/report/assets/" + std::string(name);
+  for (const auto& f : EmbeddedFiles()) {
+    if (f.path == path) return f.text;
+  }
+  Errorf("report asset {} is not in the binary", path);
+}
+
+// A JSON string literal that is also safe inside <script>: '<' is escaped so no "</script>" or
+// "<!--" can appear, and bytes that are not UTF-8 become U+FFFD.
+void AppendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '<': out += "\\u003c"; break;
+        case '>': out += "\\u003e"; break;
+        case '&': out += "\\u0026"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            out += fmt::format("\\u{:04x}", c);
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    // Multi-byte UTF-8: copied when well formed.
+    size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    uint32_t cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (size_t k = 1; ok && k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kMin[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += "\\ufffd";
+      ++i;
+    }
+  }
+  out += '"';
+}
+
+// One column value as JSON. Integers beyond 2^53 are strings of their exact digits (a JavaScript
+// number would round them: epoch nanoseconds are ~1.7e18).
+void AppendValue(std::string& out, sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_NULL: out += "null"; break;
+    case SQLITE_INTEGER: {
+      int64_t v = sqlite3_column_int64(stmt, i);
+      constexpr int64_t kExact = int64_t{1} << 53;
+      if (v > kExact || v < -kExact) {
+        out += fmt::format("\"{}\"", v);
+      } else {
+        out += std::to_string(v);
+      }
+      break;
+    }
+    case SQLITE_FLOAT: {
+      std::string t = FormatDouble(sqlite3_column_double(stmt, i));
+      out += t.find_first_of("0123456789") == std::string::npos ? "null" : t;
+      break;
+    }
+    case SQLITE_BLOB: {
+      const char* b = static_cast<const char*>(sqlite3_column_blob(stmt, i));
+      int n = sqlite3_column_bytes(stmt, i);
+      AppendJsonString(out, Base64(std::string_view(b ? b : "", b ? static_cast<size_t>(n) : 0)));
+      break;
+    }
+    default: {
+      const unsigned char* t = sqlite3_column_text(stmt, i);
+      int n = sqlite3_column_bytes(stmt, i);
+      AppendJsonString(out, std::string_view(reinterpret_cast<const char*>(t ? t : reinterpret_cast<const unsigned char*>("")),
+                                             t ? static_cast<size_t>(n) : 0));
+    }
+  }
+}
+
+// Runs every statement of sql, params bound; the last statement that returns columns is written
+// to out as "columns":[...],"rows":[[...],...]. Throws tracesql::Error with SQLite's message.
+void RunInto(sqlite3* db, std::string_view sql, const Params& params, std::string& out) {
+  std::string result = "\"columns\":[],\"rows\":[]";
+  const char* p = sql.data();
+  const char* end = sql.data() + sql.size();
+  while (p < end) {
+    sqlite3_stmt* stmt = nullptr;
+    const char* tail = nullptr;
+    if (sqlite3_prepare_v2(db, p, static_cast<int>(end - p), &stmt, &tail) != SQLITE_OK) {
+      Errorf("{}", sqlite3_errmsg(db));
+    }
+    p = tail;
+    if (!stmt) continue;  // whitespace or a comment
+    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
+    BindParams(stmt, params);
+    int ncol = sqlite3_column_count(stmt);
+    std::string cols, body;
+    for (int i = 0; i < ncol; ++i) {
+      if (i) cols += ',';
+      const char* n = sqlite3_column_name(stmt, i);
+      AppendJsonString(cols, n ? n : "");
+    }
+    int rc;
+    bool first = true;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      body += first ? "[" : ",[";
+      first = false;
+      for (int i = 0; i < ncol; ++i) {
+        if (i) body += ',';
+        AppendValue(body, stmt, i);
+      }
+      body += ']';
+    }
+    if (rc != SQLITE_DONE) Errorf("{}", sqlite3_errmsg(db));
+    if (ncol > 0) result = "\"columns\":[" + cols + "],\"rows\":[" + body + "]";
+  }
+  out += result;
+}
+
+void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const std::string& query_name,
+                   const std::string& sql, const std::string& command, const Params& params) {
+  AppendJsonString(out, key);
+  out += ":{\"key\":";
+  AppendJsonString(out, key);
+  out += ",\"query\":";
+  AppendJsonString(out, query_name);
+  out += ",\"command\":";
+  AppendJsonString(out, command);
+  out += ',';
+  std::string body;
+  try {
+    RunInto(db, sql, params, body);
+    out += body;
+  } catch (const Error& e) {
+    out += "\"columns\":[],\"rows\":[],\"error\":";
+    AppendJsonString(out, e.what());
+  }
+  out += '}';
+}
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::string HtmlEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// The template with each @NAME@ marker replaced, in one pass over the template only (a value that
+// holds a marker's text is never searched).
+std::string FillTemplate(std::string_view tpl, const std::vector<std::pair<std::string_view, std::string_view>>& values) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < tpl.size()) {
+    size_t at = tpl.find('@', pos);
+    if (at == std::string_view::npos) break;
+    bool replaced = false;
+    for (const auto& [marker, value] : values) {
+      if (tpl.substr(at, marker.size()) == marker) {
+        out.append(tpl.substr(pos, at - pos));
+        out.append(value);
+        pos = at + marker.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      out.append(tpl.substr(pos, at + 1 - pos));
+      pos = at + 1;
+    }
+  }
+  out.append(tpl.substr(std::min(pos, tpl.size())));
+  return out;
+}
+
+}  // namespace
+
+std::string ShellWord(std::string_view s) {
+  bool plain = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=+@%") ==
+                                 std::string_view::npos;
+  if (plain) return std::string(s);
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+
+const std::vector<ReportDataset>& ReportDatasets() {
+  static const std::vector<ReportDataset> kDatasets = {
+      {"overview", "overview", {}},
+      {"temporal", "temporal_breakdown", {}},
+      {"util", "gpu_utilization", {{"buckets", "200"}}},
+      {"steps", "step_breakdown", {}},
+      {"step_summary", "step_summary", {}},
+      {"kernels", "top_kernels", {{"limit", "20"}}},
+      {"cpu_ops", "op_summary", {{"sort", "cpu_self"}, {"limit", "20"}}},
+      {"idle", "idle_breakdown", {{"top_ops", "10"}}},
+      {"comm", "comm_overlap", {{"per_step", "0"}}},
+      {"collectives", "collectives", {}},
+      {"memory", "memory_timeline", {{"points", "400"}}},
+      {"memory_peak", "memory_peak", {}},
+      {"launch_hist", "launch_delay_histogram", {}},
+      {"launch_worst", "launch_delays", {{"limit", "15"}}},
+  };
+  return kDatasets;
+}
+
+std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options) {
+  // The datasets' JSON, each made on its own: the queries run on up to `threads` connections at once.
+  struct Job {
+    std::string key, query, sql, command;
+    Params params;
+    std::string json;
+    std::function<void(sqlite3*)> prepare;  // run on the connection before sql
+  };
+  std::vector<Job> jobs;
+  if (options.findings) {
+    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {},
+                    options.findings->prepare});
+  }
+  for (const ReportDataset& d : ReportDatasets()) {
+    auto q = FindQuery(d.query, {});
+    if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
+    Job job{d.key, d.query, q->text, "tracesql run " + ShellWord(options.db_label) + " " + d.query, {}, {}, {}};
+    for (const auto& [k, v] : d.params) {
+      job.params[k] = v;
+      job.command += " -p " + ShellWord(k + "=" + v);
+    }
+    jobs.push_back(std::move(job));
+  }
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  threads = std::min(threads, jobs.size());
+  std::atomic<size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto work = [&] {
+    try {
+      UserDb db = UserDb::Open(db_path, /*any_db=*/false);
+      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+        Job& j = jobs[i];
+        if (j.prepare) j.prepare(db.get());
+        AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = jobs.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+
+  std::string data = "{\"meta\":{\"database\":";
+  AppendJsonString(data, options.db_label);
+  data += ",\"version\":";
+  AppendJsonString(data, TRACESQL_VERSION);
+  data += ",\"written\":";
+  AppendJsonString(data, UtcNow());
+  data += "},\"datasets\":{";
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i) data += ',';
+    data += jobs[i].json;
+  }
+  data += "}}";
+
+  std::string title = HtmlEscape(fs::path(options.db_label).filename().string());
+  std::string html = FillTemplate(Asset("report.html"), {{"@VERSION@", TRACESQL_VERSION},
+                                                         {"@TITLE@", title},
+                                                         {"@CSS@", Asset("report.css")},
+                                                         {"@DATA@", data},
+                                                         {"@JS@", Asset("report.js")}});
+  return html;
+}
+
+void WriteReportFile(const std::string& html, const std::string& out_path, bool force,
+                     const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  fs::path out(out_path);
+  if (out_path.empty()) Errorf("give the report's file with -o FILE.html");
+  if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out_path);
+  bool exists = fs::exists(out, ec);
+  for (const auto& in : inputs) {
+    std::error_code e2;
+    if (exists && fs::equivalent(out, in, e2)) {
+      Errorf("{}: is an input of this report, never overwritten (choose another -o)", out_path);
+    }
+  }
+  if (exists && !force) Errorf("{}: exists (use --force to replace it)", out_path);
+  fs::path dir = out.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string tmp = (dir / fmt::format(".{}.tmp-{}", out.filename().string(), getpid())).string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) Errorf("{}: cannot write the report: {}", out_path, std::strerror(errno));
+  size_t done = 0;
+  while (done < html.size()) {
+    ssize_t n = ::write(fd, html.data() + done, html.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      Errorf("{}: cannot write the report: {}", out_path, std::strerror(n < 0 ? err : ENOSPC));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    Errorf("{}: cannot write the report: {}", out_path, std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    Errorf("{}: cannot write the report: {}", out_path, std::strerror(err));
+  }
+}
+
+}  // namespace tracesql

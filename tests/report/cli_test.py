@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""tracesql report on bad input, and --format bar / .mode bar against golden outputs.
+
+usage: cli_test.py TRACESQL SAMPLE_TRACE GROUP [--update]     (GROUP: errors | bar)
+Golden outputs live in tests/report/golden/; --update rewrites them (check the diff by eye).
+"""
+import difflib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TQ, SAMPLE, GROUP = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3]
+UPDATE = '--update' in sys.argv
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL:', what)
+
+
+def run(*args, env=None, stdin=None, cwd=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith('LC_') and k != 'LANG'}
+    e.update(HOME=WORK, LC_ALL='C.UTF-8')
+    e.update(env or {})
+    return subprocess.run([TQ] + list(args), input=stdin, capture_output=True, text=True, env=e, cwd=cwd or WORK,
+                          timeout=120)
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+def fails(pattern, *args):
+    """tracesql ARGS fails with exit 1 and one stderr line containing pattern."""
+    p = run(*args)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 1, '%s: exit %d, expected 1' % (' '.join(args), p.returncode))
+    check(len(lines) == 1 and pattern in lines[0], '%s: stderr %r lacks %r on one line' % (' '.join(args), p.stderr, pattern))
+
+
+def test_errors():
+    db = os.path.join(WORK, 'trace.db')
+    check(run('import', '-q', SAMPLE, '-o', db).returncode == 0, 'import the sample')
+    out_dir = os.path.join(WORK, 'out')
+    os.makedirs(out_dir)
+    # Not a tracesql database: a plain SQLite file.
+    other = os.path.join(out_dir, 'other.db')
+    con = sqlite3.connect(other)
+    con.execute('CREATE TABLE t(x)')
+    con.commit()
+    con.close()
+    before = listing(out_dir)
+    fails('not a tracesql database', 'report', other, '-o', os.path.join(out_dir, 'r.html'))
+    check(listing(out_dir) == before, 'nothing left behind after a non-tracesql database: %s' % listing(out_dir))
+    # Neither a trace nor a database.
+    txt = os.path.join(out_dir, 'notes.txt')
+    with open(txt, 'w') as f:
+        f.write('hello\n')
+    before = listing(out_dir)
+    fails('neither a trace', 'report', txt, '-o', os.path.join(out_dir, 'r.html'))
+    check(listing(out_dir) == before, 'nothing left behind after a text file')
+    # Unwritable output: a directory that does not exist, and one that cannot hold files (/proc).
+    fails('cannot write the report', 'report', db, '-o', os.path.join(out_dir, 'missing', 'r.html'))
+    fails('cannot write the report', 'report', db, '-o', '/proc/tq-report.html')
+    check(listing(out_dir) == before, 'nothing left behind after an unwritable output')
+    # An existing output is refused without --force and left as it was; replaced with it.
+    html = os.path.join(out_dir, 'r.html')
+    with open(html, 'w') as f:
+        f.write('mine\n')
+    fails('exists (use --force', 'report', db, '-o', html)
+    check(open(html).read() == 'mine\n', 'existing output untouched without --force')
+    p = run('report', db, '-o', html, '--force')
+    check(p.returncode == 0 and open(html).read().startswith('<!DOCTYPE html>'), 'existing output replaced with --force')
+    check(listing(out_dir) == before + ['r.html'] or sorted(before + ['r.html']) == listing(out_dir),
+          'no temporary file left: %s' % listing(out_dir))
+    # Never an input, even with --force: the database, or the trace.
+    size = os.path.getsize(db)
+    fails('is an input of this report', 'report', db, '-o', db, '--force')
+    check(os.path.getsize(db) == size and run('query', db, 'SELECT count(*) FROM traces').returncode == 0,
+          'the database is intact')
+    trace_copy = os.path.join(out_dir, 'copy.json.gz')
+    shutil.copy(SAMPLE, trace_copy)
+    fails('is an input of this report', 'report', trace_copy, '-o', trace_copy, '--force')
+    with open(trace_copy, 'rb') as a, open(SAMPLE, 'rb') as b:
+        check(a.read() == b.read(), 'the trace is intact')
+    # An unwritable output is refused before a trace is imported for it.
+    fails('cannot write the report', 'report', trace_copy, '-o', os.path.join(out_dir, 'missing', 'r.html'))
+    check(not os.path.exists(os.path.join(out_dir, 'copy.db')), 'no import for an output that cannot be written')
+    # An output that is a directory.
+    fails('is a directory', 'report', db, '-o', out_dir)
+    # A trace: imported next to itself as `tracesql TRACE` does, then the report.
+    p = run('report', trace_copy, '-o', os.path.join(out_dir, 'from_trace.html'))
+    check(p.returncode == 0, 'report of a trace: %s' % p.stderr)
+    check(os.path.exists(os.path.join(out_dir, 'copy.db')), 'the trace was imported next to itself (copy.db)')
+    # Several traces: one database named after the report.
+    p = run('report', SAMPLE, trace_copy, '-o', os.path.join(out_dir, 'two.html'))
+    check(p.returncode == 0, 'report of two traces: %s' % p.stderr)
+    p2 = run('query', os.path.join(out_dir, 'two.db'), 'SELECT count(*) FROM traces', '--format', 'csv', '--no-header')
+    check(p2.stdout.strip() == '2', 'two.db holds both traces: %r' % p2.stdout)
+    # The shell's .report: written once, refused a second time without --force, then replaced.
+    shell_html = os.path.join(out_dir, 'shell.html')
+    p = run('shell', db, stdin='.report %s\n.report %s\n.report %s --force\n' % ((shell_html,) * 3))
+    check(os.path.exists(shell_html) and open(shell_html).read().startswith('<!DOCTYPE html>'), '.report wrote the page')
+    check(p.stderr.count('wrote ') == 2 and 'exists (use --force' in p.stderr, '.report: %r' % p.stderr)
+    # An old database (schema version below this tracesql's) is refused with advice.
+    old = os.path.join(out_dir, 'old.db')
+    shutil.copy(db, old)
+    con = sqlite3.connect(old)
+    version = con.execute('PRAGMA user_version').fetchone()[0]
+    con.execute('PRAGMA user_version = %d' % (version - 1))
+    con.commit()
+    con.close()
+    p = run('report', old, '-o', os.path.join(out_dir, 'old.html'))
+    check(p.returncode == 1 and 'import the trace again' in p.stderr.splitlines()[-1], 'old database refused: %r' % p.stderr)
+    check(not os.path.exists(os.path.join(out_dir, 'old.html')), 'no report for an old database')
+
+
+def golden(name, actual):
+    path = os.path.join(HERE, 'golden', name)
+    if UPDATE:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8', newline='') as f:
+            f.write(actual)
+        return
+    with open(path, encoding='utf-8', newline='') as f:
+        expected = f.read()
+    if expected != actual:
+        diff = ''.join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), name, 'actual'))
+        check(False, 'output differs from golden/%s:\n%s' % (name, diff))
+
+
+def test_bar():
+    db = os.path.join(WORK, 'trace.db')
+    check(run('import', '-q', SAMPLE, '-o', db).returncode == 0, 'import the sample')
+    formats = os.path.join(HERE, '..', 'shell', 'formats.sql')
+    cases = [
+        ('bar.formats', ['query', db, '-f', formats, '--format', 'bar'], None, None),
+        ('bar.top_kernels', ['run', db, 'top_kernels', '-p', 'limit=8', '--format', 'bar'], None, None),
+        ('bar.top_kernels.ascii', ['run', db, 'top_kernels', '-p', 'limit=8', '--format', 'bar'], {'LC_ALL': 'C'}, None),
+        ('bar.gpu_utilization', ['run', db, 'gpu_utilization', '-p', 'buckets=100', '--format', 'bar'], None, None),
+        ('bar.shell', ['shell', db], None,
+         '.mode bar\nSELECT cause, sum(dur) AS idle_ns FROM idle_gaps GROUP BY cause ORDER BY cause;\n'
+         '.run launch_delay_histogram\n'),
+    ]
+    for name, args, env, stdin in cases:
+        p = run(*args, env=env, stdin=stdin)
+        check(p.returncode == 0, '%s: exit %d: %s' % (name, p.returncode, p.stderr))
+        golden(name, p.stdout)
+    ascii_out = run('run', db, 'top_kernels', '--format', 'bar', env={'LC_ALL': 'C'}).stdout
+    check(all(ord(ch) < 128 for ch in ascii_out), 'bar output is ASCII when the locale is not UTF-8')
+
+
+WORK = tempfile.mkdtemp(prefix='tq_report_cli_')
+try:
+    {'errors': test_errors, 'bar': test_bar}[GROUP]()
+finally:
+    shutil.rmtree(WORK, ignore_errors=True)
+if failures:
+    print('%d failures' % len(failures))
+    sys.exit(1)
+print('ok')

@@ -1,0 +1,82 @@
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "temp_dir.h"
+#include "tracesql/db.h"
+#include "tracesql/import.h"
+#include "tracesql/report.h"
+
+using namespace tracesql;
+
+namespace {
+std::string TinyDatabase(const testing::TempDir& dir) {
+  std::string trace = dir / "t.json", db = dir / "t.db";
+  std::ofstream(trace) << R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "void ns::gemm<float>(float*)", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+     "args": {"device": 0, "stream": 7}}]})json";
+  ImportTraces({trace}, db, ImportOptions{});
+  return db;
+}
+}  // namespace
+
+TEST_CASE("report: findings are embedded when given, escaped for the script element", "[report]") {
+  testing::TempDir dir;
+  std::string db = TinyDatabase(dir);
+  ReportOptions ro;
+  ro.db_label = db;
+  ro.threads = 2;
+  std::string plain = BuildReportHtml(db, ro);
+  CHECK(plain.find("\"findings\":") == std::string::npos);
+  CHECK(plain.find("\"kernels\":{\"key\":\"kernels\",\"query\":\"top_kernels\"") != std::string::npos);
+  CHECK(plain.find("[\"void ns::gemm\\u003cfloat\\u003e(float*)\",\"gemm\",1,2000,2000,2000,100.0]") !=
+        std::string::npos);
+  ro.findings = ReportOptions::Findings{
+      "SELECT 1 AS trace_id, 'idle_host' AS rule, 'high' AS severity, 12345 AS time_lost_ns, "
+      "'</script><b>x' AS title, '{}' AS evidence, 'overlap' AS advice",
+      "tracesql advise DB", {}};
+  std::string html = BuildReportHtml(db, ro);
+  CHECK(html.find("\"findings\":{\"key\":\"findings\",\"query\":\"advise\",\"command\":\"tracesql advise DB\","
+                  "\"columns\":[\"trace_id\",\"rule\",\"severity\",\"time_lost_ns\",\"title\",\"evidence\",\"advice\"],"
+                  "\"rows\":[[1,\"idle_host\",\"high\",12345,\"\\u003c/script\\u003e\\u003cb\\u003ex\",") !=
+        std::string::npos);
+  CHECK(html.find("</script><b>") == std::string::npos);
+  // prepare runs on the connection that then runs the findings' statement.
+  ro.findings = ReportOptions::Findings{
+      "SELECT * FROM temp.made_by_prepare", "tracesql advise DB", [](sqlite3* conn) {
+        REQUIRE(sqlite3_exec(conn,
+                             "CREATE TEMP TABLE made_by_prepare AS SELECT 2 AS trace_id, 'r' AS rule, 'low' AS severity,"
+                             " 7 AS time_lost_ns, 't' AS title, 'e' AS evidence, 'a' AS advice",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+      }};
+  CHECK(BuildReportHtml(db, ro).find("\"rows\":[[2,\"r\",\"low\",7,\"t\",\"e\",\"a\"]]") != std::string::npos);
+  // A failing statement is shown as failed, not as an empty result.
+  ro.findings->sql = "SELECT * FROM no_such_table";
+  html = BuildReportHtml(db, ro);
+  CHECK(html.find("\"rows\":[],\"error\":\"no such table: no_such_table\"") != std::string::npos);
+}
+
+TEST_CASE("report: the short_names table holds each GPU op name's short name", "[report][names]") {
+  testing::TempDir dir;
+  Db db = Db::Open(TinyDatabase(dir), false);
+  Stmt s = db.Prepare("SELECT name, short_name FROM short_names");
+  REQUIRE(s.Step());
+  CHECK(s.ColumnText(0) == "void ns::gemm<float>(float*)");
+  CHECK(s.ColumnText(1) == "gemm");
+  CHECK_FALSE(s.Step());
+}
+
+TEST_CASE("report: an existing file is refused without force, never an input", "[report]") {
+  testing::TempDir dir;
+  std::string out = dir / "r.html";
+  std::ofstream(out) << "mine";
+  CHECK_THROWS_WITH(WriteReportFile("<html>", out, false, {}), Catch::Contains("exists (use --force"));
+  CHECK_THROWS_WITH(WriteReportFile("<html>", out, true, {out}), Catch::Contains("is an input of this report"));
+  WriteReportFile("<html>", out, true, {});
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "<html>");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 1);
+}
