@@ -302,12 +302,12 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
       out.Int(w.trace_id).Int(id(o.ev));
       out.Text(e.kind == kKindKernel ? "kernel" : e.kind == kKindMemcpy ? "memcpy" : "memset");
       out.Opt(o.ts).Opt(o.dur).Opt(o.device).Opt(o.stream).Opt(trace.PromotedValue(e, kCorrelation));
-      int64_t step = trace.step[o.ev];
+      int64_t step = trace.Step(o.ev);
       if (o.launch >= 0) {
         uint32_t l = static_cast<uint32_t>(o.launch);
         out.Int(id(l)).Opt(ts_of(l)).Opt(dur_of(l)).Int(w.thread_base + trace.events[l].thread + 1);
         out.Opt(trace.op[l] ? id(trace.op[l] - 1) : kNull).Opt(trace.top_op[l] ? id(trace.top_op[l] - 1) : kNull);
-        if (step == kNull) step = trace.step[l];
+        if (step == kNull) step = trace.Step(l);
         out.Opt(step).Opt(Sub(o.ts, Add(ts_of(l), dur_of(l))));
       } else {
         out.Null().Null().Null().Null().Null().Null().Opt(step).Null();
@@ -327,7 +327,7 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
       // order.
       auto is_step = [&](uint32_t i) {
         const EventRec& e = trace.events[i];
-        if ((e.kind != kKindUserAnnotation && e.kind != kKindOther) || trace.step[i] == kNull || e.cat == 0) return false;
+        if ((e.kind != kKindUserAnnotation && e.kind != kKindOther) || trace.Step(i) == kNull || e.cat == 0) return false;
         std::string_view cat = trace.strings.Get(e.cat), name = trace.strings.Get(e.name);
         constexpr std::string_view kPrefix = "profilerstep#";
         if ((cat != "user_annotation" && cat != "Operator") || name.size() < kPrefix.size()) return false;
@@ -343,10 +343,10 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
       std::sort(annotations.begin(), annotations.end(), [&](uint32_t a, uint32_t b) { return id(a) < id(b); });
       RowWriter rows(pages, "steps (trace_id, step, event_id, thread_id, ts, dur, end_ts, gpu_ts, gpu_end_ts, gpu_ops)", 10);
       for (uint32_t i : annotations) {
-        auto g = step_gpu.find(trace.step[i]);
+        auto g = step_gpu.find(trace.Step(i));
         StepGpu none;
         const StepGpu& gpu = g == step_gpu.end() ? none : g->second;
-        rows.Int(w.trace_id).Int(trace.step[i]).Int(id(i)).Int(w.thread_base + trace.events[i].thread + 1);
+        rows.Int(w.trace_id).Int(trace.Step(i)).Int(id(i)).Int(w.thread_base + trace.events[i].thread + 1);
         rows.Opt(ts_of(i)).Opt(dur_of(i)).Opt(Add(ts_of(i), dur_of(i)));
         rows.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
         rows.EndRow();

@@ -90,7 +90,7 @@ uint8_t TraceBuilder::KindOf(const EventRec& r, std::string_view name) {
 
 void TraceBuilder::Reserve(size_t events) {
   trace_.events.reserve(events);
-  trace_.pool.reserve(events * 3);
+  trace_.pool.reserve(events * 6);
 }
 
 uint32_t TraceBuilder::ProcessFor(const IdValue& pid) {
@@ -204,7 +204,7 @@ void TraceBuilder::AddEvent(RawEvent& e) {
   r.kind = KindOf(r, e.name);
   ++trace_.kind_count[r.kind];
   if (!e.args.empty()) {
-    r.args_off = trace_.args.Append(r.kind, e.args);
+    trace_.args.Append(r.kind, e.args);
     r.args_len = static_cast<uint32_t>(e.args.size());
     r.shape = trace_.shapes.Intern(e.arg_sig);
   }
@@ -215,7 +215,13 @@ void TraceBuilder::AddEvent(RawEvent& e) {
   r.mask = e.mask;
   r.promo = static_cast<uint32_t>(trace_.pool.size());
   for (int k = 0; k < kPromotedCount; ++k) {
-    if (e.mask & (1u << k)) trace_.pool.push_back(e.promoted[k]);
+    if (e.mask & (1u << k)) r.wide = r.wide || e.promoted[k] != static_cast<int32_t>(e.promoted[k]);
+  }
+  for (int k = 0; k < kPromotedCount; ++k) {
+    if (!(e.mask & (1u << k))) continue;
+    const auto v = static_cast<uint64_t>(e.promoted[k]);
+    trace_.pool.push_back(static_cast<uint32_t>(v));
+    if (r.wide) trace_.pool.push_back(static_cast<uint32_t>(v >> 32));
   }
   if (Eq(ph, "X")) {
     if (r.dur == kNullTs) trace_.stats.Add(StatId::slices_without_dur);
@@ -286,7 +292,8 @@ void TraceBuilder::AssignSteps() {
   };
   std::vector<Step> steps;
   size_t n = trace_.events.size();
-  trace_.step.assign(n, kNullTs);
+  trace_.step.assign(n, 0);
+  trace_.step_numbers.clear();
   constexpr std::string_view kPrefix = "ProfilerStep#";
   // Every category was classified (and cached) when its first event was added.
   auto cls = [&](const EventRec& e) { return e.cat == 0 ? kClassOther : cat_class_[e.cat]; };
@@ -303,21 +310,23 @@ void TraceBuilder::AssignSteps() {
   }
   if (steps.empty()) return;
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.ts < b.ts; });
-  auto step_at = [&](int64_t t) -> int64_t {
+  for (const Step& s : steps) trace_.step_numbers.push_back(s.n);
+  // The step at t: its index in steps + 1, 0 = none.
+  auto step_at = [&](int64_t t) -> uint32_t {
     auto it = std::upper_bound(steps.begin(), steps.end(), t, [](int64_t v, const Step& s) { return v < s.ts; });
-    if (it == steps.begin()) return kNullTs;
+    if (it == steps.begin()) return 0;
     --it;
-    return t < it->end ? it->n : kNullTs;
+    return t < it->end ? static_cast<uint32_t>(it - steps.begin()) + 1 : 0;
   };
   // Host events: the step whose interval contains their start. Launch calls are remembered by
   // correlation so that GPU ops inherit the step of their launch.
-  std::unordered_map<int64_t, int64_t> launch_step;
+  std::unordered_map<int64_t, uint32_t> launch_step;
   for (uint32_t i = 0; i < n; ++i) {
     const EventRec& e = trace_.events[i];
     if (e.ts == kNullTs || cls(e) == kClassGpu) continue;
     trace_.step[i] = step_at(e.ts);
     int64_t corr = trace_.PromotedValue(e, kCorrelation);
-    if (corr != kNullTs && trace_.step[i] != kNullTs) launch_step.emplace(corr, trace_.step[i]);
+    if (corr != kNullTs && trace_.step[i] != 0) launch_step.emplace(corr, trace_.step[i]);
   }
   for (uint32_t i = 0; i < n; ++i) {
     const EventRec& e = trace_.events[i];
@@ -331,11 +340,6 @@ void TraceBuilder::AssignSteps() {
 
 void TraceBuilder::ComputeNesting() {
   size_t n = trace_.events.size();
-  trace_.parent.assign(n, 0);
-  trace_.depth.assign(n, -1);
-  trace_.stack.assign(n, 0);
-  trace_.op.assign(n, 0);
-  trace_.top_op.assign(n, 0);
   // Bucket slices and other timed events by thread.
   std::vector<uint32_t> slice_count(trace_.threads.size() + 1, 0);
   for (uint32_t i = 0; i < n; ++i) {
@@ -355,32 +359,51 @@ void TraceBuilder::ComputeNesting() {
   thread_slices_.resize(trace_.threads.size());
   for (size_t t = 0; t < trace_.threads.size(); ++t) thread_slices_[t] = {slice_count[t], slice_count[t + 1]};
 
-  // The tracks are independent: two threads take them in turn, each sorting a track's slices and
-  // walking them with a stack (parent, depth, enclosing op). The call paths are interned after,
-  // on one thread, in the order one thread would have met them (ids stay the same).
-  struct SliceKey {
-    int64_t ts, neg_dur;  // dur >= 0 here: no overflow
-    uint32_t index;
-    bool operator<(const SliceKey& o) const {
-      return ts != o.ts ? ts < o.ts : neg_dur != o.neg_dur ? neg_dur < o.neg_dur : index < o.index;
-    }
-  };
-  std::array<std::vector<SliceKey>, 2> keys;    // per thread: a track's slices being sorted,
-  std::array<std::vector<uint32_t>, 2> opened;  // the slices open at the one being walked,
+  // The tracks are independent: two threads take them in turn, first sorting each track's slices,
+  // then walking them with a stack (parent, depth, enclosing op). The call paths are interned
+  // after, on one thread, in the order one thread would have met them (ids stay the same). The
+  // sort keys are freed before the walk's arrays are made: the two do not add up at the import's
+  // peak.
+  {
+    // Slices by (ts, longest first, file order). Sorting 12-byte keys: a comparator reaching into
+    // trace_.events for each comparison cost more than the rest of the nesting, so the records are
+    // read only for slices that start together (rare); and many tracks come in that order already.
+    struct SliceKey {
+      int64_t ts;
+      uint32_t index;
+    } __attribute__((packed));
+    const std::vector<EventRec>& events = trace_.events;
+    auto slice_less = [&events](int64_t a_ts, uint32_t a, int64_t b_ts, uint32_t b) {
+      if (a_ts != b_ts) return a_ts < b_ts;
+      const int64_t a_dur = events[a].dur, b_dur = events[b].dur;  // >= 0 here
+      return a_dur != b_dur ? a_dur > b_dur : a < b;
+    };
+    std::array<std::vector<SliceKey>, 2> keys;  // per thread: a track's slices being sorted
+    OnTwoThreads(trace_.threads.size(), 1, [&](size_t t, size_t, int part) {
+      auto [b, en] = thread_slices_[t];
+      std::vector<SliceKey>& track = keys[part];
+      bool in_order = true;  // sorted_ holds the track's slices in file order
+      for (uint32_t k = b; k + 1 < en && in_order; ++k) {
+        in_order = slice_less(events[sorted_[k]].ts, sorted_[k], events[sorted_[k + 1]].ts, sorted_[k + 1]);
+      }
+      if (in_order) return;
+      track.resize(en - b);
+      for (uint32_t k = b; k < en; ++k) track[k - b] = {events[sorted_[k]].ts, sorted_[k]};
+      std::sort(track.begin(), track.end(),
+                [&](const SliceKey& x, const SliceKey& y) { return slice_less(x.ts, x.index, y.ts, y.index); });
+      for (uint32_t k = b; k < en; ++k) sorted_[k] = track[k - b].index;
+    });
+  }
+  trace_.parent.assign(n, 0);
+  trace_.depth.assign(n, -1);
+  trace_.stack.assign(n, 0);
+  trace_.op.assign(n, 0);
+  trace_.top_op.assign(n, 0);
+  std::array<std::vector<uint32_t>, 2> opened;  // per thread: the slices open at the one being walked,
   std::array<int64_t, 2> overlapped{};          // the overlapping slices met
   OnTwoThreads(trace_.threads.size(), 1, [&](size_t t, size_t, int part) {
     auto [b, en] = thread_slices_[t];
-    std::vector<SliceKey>& track = keys[part];
     std::vector<uint32_t>& stack = opened[part];
-    // By (ts, longest first, file order), sorting the keys themselves: a comparator reaching into
-    // trace_.events for each comparison cost more than the rest of the nesting.
-    track.resize(en - b);
-    for (uint32_t k = b; k < en; ++k) {
-      const EventRec& a = trace_.events[sorted_[k]];
-      track[k - b] = {a.ts, -a.dur, sorted_[k]};
-    }
-    std::sort(track.begin(), track.end());
-    for (uint32_t k = b; k < en; ++k) sorted_[k] = track[k - b].index;
     stack.clear();
     for (uint32_t k = b; k < en; ++k) {
       uint32_t cur = sorted_[k];

@@ -113,8 +113,9 @@ inline bool IsMemoryInstant(std::string_view ph, std::string_view name) {
 struct EventRec {
   int64_t ts = kNullTs;   // ns, without baseTimeNanoseconds
   int64_t dur = kNullTs;  // ns, kNullTs = NULL
-  uint64_t args_off = 0;  // arg values (JSON array text) in the spill file
-  uint32_t args_len = 0;  // 0 = no args
+  // Bytes of its arg values (JSON array text; 0 = no args) in the spill file of its kind, where the
+  // events of a kind follow one another in file order (ArgSpill).
+  uint32_t args_len = 0;
   uint32_t shape = 0;     // ArgShapes id of the arg keys, 0 = no args
   uint32_t thread = 0;    // index into threads
   uint32_t name = 0;
@@ -123,7 +124,9 @@ struct EventRec {
   uint32_t promo = 0;     // index of the first promoted value in the pool
   uint16_t mask = 0;      // which promoted values are present
   uint8_t kind = 0;       // EventKind: which id range the event is written to
+  bool wide = false;      // its promoted values take 64 bits each in the pool (else 32)
 };
+static_assert(sizeof(EventRec) == 48, "one per event: the import's memory");
 
 // Kinds of events. Events are written grouped by kind (in file order within a kind), so each category
 // view reads one rowid range per trace (event_ranges) instead of scanning every event. The order here
@@ -310,7 +313,10 @@ struct Trace {
 
   Stats stats;
   std::vector<EventRec> events;
-  std::vector<int64_t> pool;  // promoted values (EventRec::promo, mask)
+  // Promoted values (EventRec::promo, mask): 32 bits each, or 64 (two words, low first) for an
+  // event whose values do not all fit in 32 (EventRec::wide: allocator addresses and sizes). Most
+  // values (ids, sequence numbers, streams, input shapes) fit.
+  std::vector<uint32_t> pool;
   std::vector<FlowPoint> flow_points;
   std::vector<ThreadRec> threads;
   std::vector<ProcessRec> processes;
@@ -324,16 +330,26 @@ struct Trace {
   std::vector<uint32_t> stack;   // stack id, 0 = NULL
   std::vector<uint32_t> op;      // innermost cpu op ancestor-or-self, index + 1 (0 = none)
   std::vector<uint32_t> top_op;  // outermost cpu op ancestor-or-self, index + 1 (0 = none)
-  std::vector<int64_t> step;     // ProfilerStep number, kNullTs = NULL
+  std::vector<uint32_t> step;    // index + 1 in step_numbers, 0 = NULL (see Step())
+  std::vector<int64_t> step_numbers;  // the ProfilerStep#N numbers, by start time
   std::vector<FlowRow> flow_rows;
   int64_t min_ts = std::numeric_limits<int64_t>::max(), max_end = std::numeric_limits<int64_t>::min();
 
   // A promoted value of an event (Promoted), or kNullTs.
   int64_t PromotedValue(const EventRec& e, int which) const {
     if (!(e.mask & (1u << which))) return kNullTs;
-    int idx = __builtin_popcount(static_cast<unsigned>(e.mask) & ((1u << which) - 1));
-    return pool[e.promo + static_cast<uint32_t>(idx)];
+    return PromotedAt(e, static_cast<uint32_t>(__builtin_popcount(static_cast<unsigned>(e.mask) & ((1u << which) - 1))));
   }
+  // The k-th promoted value that e has (in Promoted order).
+  int64_t PromotedAt(const EventRec& e, uint32_t k) const {
+    if (e.wide) {
+      const uint32_t* w = pool.data() + e.promo + 2 * k;
+      return static_cast<int64_t>(uint64_t{w[1]} << 32 | w[0]);
+    }
+    return static_cast<int32_t>(pool[e.promo + k]);
+  }
+  // An event's ProfilerStep number, kNullTs = NULL.
+  int64_t Step(uint32_t i) const { return step[i] ? step_numbers[step[i] - 1] : kNullTs; }
   // The point that names a flow row (cat, name, id): its start, else its end.
   const FlowPoint& AnyPoint(const FlowRow& r) const { return flow_points[r.src_point >= 0 ? r.src_point : r.dst_point]; }
 };

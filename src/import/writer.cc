@@ -427,7 +427,7 @@ WriteCounts WriteTrace(Trace& trace, const TraceFile& file, int64_t trace_id, Db
     std::unordered_map<std::array<uint32_t, 4>, OpGroup, KeyHash> op_groups;
     auto shape_of = [&](const EventRec& ev) -> uint32_t {
       if (!(ev.mask & (1u << kInputShape))) return 0;
-      return static_cast<uint32_t>(trace.pool[ev.promo + __builtin_popcount(ev.mask & ((1u << kInputShape) - 1))]);
+      return static_cast<uint32_t>(trace.PromotedValue(ev, kInputShape));
     };
     // The cpu_ops view: the cpu_op kind (cat cpu_op, or Operator but not the ProfilerStep#N) where an
     // Operator's name is also NOT LIKE 'ProfilerStep#%' (LIKE ignores case; the kind does not) and
@@ -456,8 +456,13 @@ WriteCounts WriteTrace(Trace& trace, const TraceFile& file, int64_t trace_id, Db
       std::string args;
     };
     constexpr size_t kBlockRows = 2048;
+    // Where the next event of each kind has its args in that kind's spill file: the rows are made
+    // in file order within a kind, the order their args were spilled in.
+    std::array<uint64_t, kKindCount> args_at{};
     auto fill = [&](Row& r, uint32_t i, std::string& args) {
       const EventRec& e = trace.events[i];
+      const uint64_t args_off = args_at[e.kind];
+      args_at[e.kind] += e.args_len;
       uint32_t nulls = 0;
       auto put = [&](int col, bool present, int64_t v) {
         if (present) r.v[col - 1] = v; else nulls |= 1u << (col - 1);
@@ -475,28 +480,28 @@ WriteCounts WriteTrace(Trace& trace, const TraceFile& file, int64_t trace_id, Db
       put(12, trace.parent[i] != 0, trace.parent[i] ? id_of(trace.parent[i]) : 0);
       put(13, trace.stack[i] != 0, trace.stack[i]);
       if (trace.stack[i] && e.dur != kNullTs && thread_is_cpu[e.thread]) trace.stacks.AddCpuSlice(trace.stack[i], e.dur);
-      uint32_t pk = e.promo;
+      uint32_t pk = 0;  // the event's promoted values read so far
       for (int k = 0; k < kEventColumns; ++k) {
         bool has = (e.mask & (1u << k)) != 0;
-        put(14 + k, has, has ? trace.pool[pk++] : 0);
+        put(14 + k, has, has ? trace.PromotedAt(e, pk++) : 0);
       }
       r.mem = e.kind == kKindMemory && (e.mask & kMemoryBits);
       if (r.mem) {
         r.mem_nulls = 0;
         for (int k = kMemoryFirst; k < kMemoryEnd; ++k) {
-          if (e.mask & (1u << k)) r.mv[k - kMemoryFirst] = trace.pool[pk++]; else r.mem_nulls |= 1u << (k - kMemoryFirst);
+          if (e.mask & (1u << k)) r.mv[k - kMemoryFirst] = trace.PromotedAt(e, pk++); else r.mem_nulls |= 1u << (k - kMemoryFirst);
         }
       } else {
         pk += static_cast<uint32_t>(__builtin_popcount(e.mask & kMemoryBits));
       }
       bool has_shape = (e.mask & (1u << kInputShape)) != 0;
-      put(27, has_shape, has_shape ? trace.pool[pk++] : 0);
+      put(27, has_shape, has_shape ? trace.PromotedAt(e, pk++) : 0);
       size_t at = args.size();
       auto end_it = std::lower_bound(trace.end_args.begin(), trace.end_args.end(), i,
                                      [](const EndArgs& a, uint32_t ev) { return a.event < ev; });
       if (end_it != trace.end_args.end() && end_it->event == i) {
         // B/E pair: the E's args are appended to the slice's args.
-        merged.assign(e.args_len ? read_args(e.kind, e.args_off, e.args_len) : std::string_view("[]"));
+        merged.assign(e.args_len ? read_args(e.kind, args_off, e.args_len) : std::string_view("[]"));
         uint32_t shape = e.shape;
         for (; end_it != trace.end_args.end() && end_it->event == i; ++end_it) {
           std::string_view extra = read_end_args(*end_it);
@@ -512,7 +517,7 @@ WriteCounts WriteTrace(Trace& trace, const TraceFile& file, int64_t trace_id, Db
         args.append(merged);
       } else if (e.args_len) {
         put(25, true, e.shape);
-        args.append(read_args(e.kind, e.args_off, e.args_len));
+        args.append(read_args(e.kind, args_off, e.args_len));
       } else {
         put(25, false, 0);
         put(26, false, 0);
@@ -529,7 +534,7 @@ WriteCounts WriteTrace(Trace& trace, const TraceFile& file, int64_t trace_id, Db
       }
       put(22, trace.op[i] != 0, trace.op[i] ? id_of(trace.op[i]) : 0);
       put(23, trace.top_op[i] != 0, trace.top_op[i] ? id_of(trace.top_op[i]) : 0);
-      put(24, trace.step[i] != kNullTs, trace.step[i]);
+      put(24, trace.Step(i) != kNullTs, trace.Step(i));
       r.nulls = nulls;
     };
     Channel<std::unique_ptr<Block>> full(3), spare(4);
