@@ -314,9 +314,15 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
                split.non_object_events + split.oversized_items > 0 ? "holds no usable event objects" : "is empty");
       }
       if (split.truncated) {
-        std::string msg = fmt::format("{}: byte {}{}: file is truncated inside the {}; imported the {} complete events before it",
+        // The complete trace events are more than the events rows when some are metadata (M), flow
+        // (s, t, f) or end (E) events, which fill other tables or complete a B event's row.
+        const auto rows = static_cast<int64_t>(builder.trace().events.size());
+        std::string msg = fmt::format("{}: byte {}{}: file is truncated inside the {}; imported the {} complete {}events before it",
                                       path, split.truncated_at, in.compressed() ? " of the decompressed JSON" : "",
-                                      split.truncated_what, split.events);
+                                      split.truncated_what, split.events, rows == split.events ? "" : "trace ");
+        if (rows != split.events) {
+          msg += fmt::format(": {} events, the other {} metadata, flow and end (E) events", rows, split.events - rows);
+        }
         if (options.strict) Errorf("{} (--strict)", msg.substr(0, msg.find("; imported")));
         warn("warning: " + msg);
         builder.stats().Set(StatId::truncated_at_byte, split.truncated_at);
