@@ -272,7 +272,7 @@ void TraceBuilder::Finish() {
   ComputeNesting();
   steps.Join();
   BindFlows(flow_order);
-  // The per-track slice order served nesting and flow binding only: free it before Write().
+  // The per-track slice order served nesting and flow binding only: free it before the writing.
   std::vector<uint32_t>().swap(sorted_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(thread_slices_);
 }

@@ -287,8 +287,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
         // arrays are largest.
         ParallelParser parsers(queue, path, in.compressed(), ParseWorkers(), [] { return g_interrupted.load(); });
         try {
-          while (parsers.AddNext(builder)) {
-          }
+          while (parsers.AddNext(builder)) continue;  // every batch, in file order
           CheckInterrupted();
         } catch (...) {
           queue.Cancel();
