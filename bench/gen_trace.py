@@ -11,12 +11,17 @@ backward pass on the autograd thread, DDP all-reduces (NCCL kernels),
 ``baseTimeNanoseconds`` is written after ``traceEvents``; ``ts``/``dur`` are
 relative microseconds with 3 decimals (``1419247332972.313``).
 
+``--cpu-only`` writes what a CPU-only profile (``ProfilerActivity.CPU``) of the
+same run holds: the host events (ops, Python frames, annotations, ``[memory]``,
+``fwdbwd`` flows) without runtime calls, GPU activity or ``ac2g`` flows.
+
 Output is streamed one training step at a time (memory use is flat), pretty
 printed like Kineto by default, or as one single line with ``--compact`` (like
 Python re-serialised traces).  A name ending in ``.gz`` writes gzip.
 
     bench/gen_trace.py --target-mb 500 -o bench/out/trace_500mb.json
     bench/gen_trace.py --target-mb 20 --compact -o /tmp/t.json.gz
+    bench/gen_trace.py --target-mb 534 --cpu-only -o bench/out/trace_cpu_534mb.json
 
 Python 3 standard library only.  Prints bytes/events/arg pairs to stderr.
 """
@@ -319,6 +324,8 @@ class Gen(object):
         self.tmain_s = str(self.tid_main)
         self.tbwd_s = str(self.tid_bwd)
 
+        self.gpu = []
+        self.gpu_args = 0
         # counters
         self.n_events = 0
         self.n_args = 0
@@ -531,6 +538,8 @@ class Gen(object):
         buf.append(self.T_X % (cat, name, pid, tid, ts // 1000, ts % 1000, dur // 1000, dur % 1000, args))
         self.n_events += 1
         self.n_args += nargs
+        if buf is self.gpu:
+            self.gpu_args += nargs
 
     def flow(self, buf, ph, fid, pid, tid, ts, cat):
         tpl = self.T_S if ph == "s" else self.T_F
@@ -575,7 +584,8 @@ class Gen(object):
             if self.step_gpu_first is None:
                 self.step_gpu_first = k_start
             self.step_gpu_last = k_start + k_dur
-        self.streams_used.add(stream)
+        if not self.a.cpu_only:
+            self.streams_used.add(stream)
         ks = self.KSEP
         if kern.cat == "kernel":
             args = ('"External id": %d,%s"queued": 0, "device": %d, "context": 1,%s"stream": %d, '
@@ -710,6 +720,7 @@ class Gen(object):
         buf = []           # main thread CPU events
         bbuf = []          # autograd thread CPU events
         self.gpu = []      # runtime + GPU activity, written after the CPU buffer (like Kineto)
+        self.gpu_args = 0
         self.live = []
         self.grad_live = []
         self.step_gpu_first = None
@@ -826,6 +837,10 @@ class Gen(object):
             self.X(self.gpu, "gpu_user_annotation", "ProfilerStep#%d" % n, self.dev_s, 7, g0,
                    self.step_gpu_last - g0 + 1, '"External id": %d' % (self.ext - 1), 1)
         self.t = max(t, self.stream_free.get(7, t)) + self.rng.randint(150000, 400000)
+        if self.a.cpu_only:
+            self.n_events -= len(self.gpu)
+            self.n_args -= self.gpu_args
+            return buf + bbuf
         return buf + bbuf + self.gpu
 
     def backward(self, bbuf, t, bwd_stack):
@@ -1012,14 +1027,14 @@ class Gen(object):
         M("process_name", self.pid_s, 0, "name", '"python3"')
         M("process_labels", self.pid_s, 0, "labels", '"CPU"')
         M("process_sort_index", self.pid_s, 0, "sort_index", self.pid_s)
-        for d in range(self.ngpu):
+        for d in range(0 if a.cpu_only else self.ngpu):
             M("process_name", d, 0, "name", '"python3"')
             M("process_labels", d, 0, "labels", '"GPU %d"' % d)
             M("process_sort_index", d, 0, "sort_index", 5000000 + d)
         for s in sorted(self.streams_used):
             M("thread_name", self.dev_s, s, "name", '"stream %d "' % s)
             M("thread_sort_index", self.dev_s, s, "sort_index", s)
-        if self.sync_row:
+        if self.sync_row and not a.cpu_only:
             M("thread_name", self.dev_s, -1, "name", '"Device %d"' % self.dev)
             M("thread_sort_index", self.dev_s, -1, "sort_index", -1)
         for _ in range(2):   # Kineto writes duplicates
@@ -1067,6 +1082,8 @@ def main():
     ap.add_argument("--bucket-layers", type=int, default=3, help="layers per DDP all-reduce bucket")
     ap.add_argument("--nccl-stream", type=int, default=20)
     ap.add_argument("--gzip-level", type=int, default=6)
+    ap.add_argument("--cpu-only", action="store_true",
+                    help="host events only, as a CPU-only profile records (no runtime calls, GPU activity, ac2g flows)")
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args()
     if not 1 <= a.gpus <= 8:

@@ -19,7 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "import/builder.h"
+#include "import/analysis.h"
 #include "import/row_writer.h"
 
 namespace tracesql {
@@ -70,28 +70,28 @@ void GpuOpNames::Write(Db& db, const Interner& strings) const {
   }
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::FwdBwdFlows(bool* any) const {
+std::vector<std::pair<uint32_t, uint32_t>> FwdBwdFlows(const Trace& trace, bool* any) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
-  const uint32_t fwdbwd = strings_.Find("fwdbwd");
+  const uint32_t fwdbwd = trace.strings.Find("fwdbwd");
   *any = false;
   if (!fwdbwd) return out;
-  for (const FlowRow& r : flow_rows_) {
-    if (AnyPoint(r).cat != fwdbwd) continue;
+  for (const FlowRow& r : trace.flow_rows) {
+    if (trace.AnyPoint(r).cat != fwdbwd) continue;
     *any = true;
     if (r.src >= 0 && r.dst >= 0) out.emplace_back(static_cast<uint32_t>(r.src), static_cast<uint32_t>(r.dst));
   }
   return out;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
+std::vector<std::pair<uint32_t, uint32_t>> LaunchFlows(const Trace& trace) {
   // Launch flows: flow rows of a launch category bound to both ends, by destination (flows.id order
   // among those of one destination: a stable sort).
   std::vector<std::pair<uint32_t, uint32_t>> out;
-  uint32_t cats[4] = {strings_.Find("ac2g"), strings_.Find("async"), strings_.Find("async_cpu_to_gpu"),
-                      strings_.Find("async_gpu")};
-  for (const FlowRow& r : flow_rows_) {
+  uint32_t cats[4] = {trace.strings.Find("ac2g"), trace.strings.Find("async"), trace.strings.Find("async_cpu_to_gpu"),
+                      trace.strings.Find("async_gpu")};
+  for (const FlowRow& r : trace.flow_rows) {
     if (r.src < 0 || r.dst < 0) continue;
-    uint32_t cat = AnyPoint(r).cat;
+    uint32_t cat = trace.AnyPoint(r).cat;
     if (cat && (cat == cats[0] || cat == cats[1] || cat == cats[2] || cat == cats[3])) {
       out.emplace_back(static_cast<uint32_t>(r.dst), static_cast<uint32_t>(r.src));
     }
@@ -100,27 +100,27 @@ std::vector<std::pair<uint32_t, uint32_t>> TraceBuilder::LaunchFlows() const {
   return out;
 }
 
-std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const ComputedIds& w) {
+std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const ComputedIds& w) {
   std::vector<const char*> to_sql;
   const std::vector<uint32_t>& new_id = *w.new_id;
   auto id = [&](uint32_t i) { return w.event_base + new_id[i]; };
-  auto ts_of = [&](uint32_t i) { return events_[i].ts == kNullTs ? kNull : events_[i].ts + w.base; };
-  auto dur_of = [&](uint32_t i) { return events_[i].dur; };
+  auto ts_of = [&](uint32_t i) { return trace.events[i].ts == kNullTs ? kNull : trace.events[i].ts + w.base; };
+  auto dur_of = [&](uint32_t i) { return trace.events[i].dur; };
 
   // memory_devices: per (device_type, device_id) of the [memory] events (the kind is exactly the
   // memory_events view's filter), their count and span, in the GROUP BY's order. Left to the SQL
   // when an event lacks an integer device or total: the view then reads the arg's own text.
-  if (w.memory_devices && kind_count_[kKindMemory] > 0) {
+  if (w.memory_devices && trace.kind_count[kKindMemory] > 0) {
     struct Span {
       int64_t events = 0, first = kNull, last = kNull;
     };
     std::map<std::pair<int64_t, int64_t>, Span> devices;
     bool exact = true;
-    for (uint32_t i = 0; i < events_.size(); ++i) {
-      const EventRec& e = events_[i];
+    for (uint32_t i = 0; i < trace.events.size(); ++i) {
+      const EventRec& e = trace.events[i];
       if (e.kind != kKindMemory) continue;
-      int64_t type = PromotedValue(e, kDeviceType), dev = PromotedValue(e, kDeviceId);
-      exact = type != kNull && dev != kNull && PromotedValue(e, kTotalAllocated) != kNull;
+      int64_t type = trace.PromotedValue(e, kDeviceType), dev = trace.PromotedValue(e, kDeviceId);
+      exact = type != kNull && dev != kNull && trace.PromotedValue(e, kTotalAllocated) != kNull;
       if (!exact) break;
       Span& d = devices[{type, dev}];
       ++d.events;
@@ -149,35 +149,35 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
     int64_t device, stream, ts, dur;
   };
   std::vector<Op> ops;
-  ops.reserve(kind_count_[kKindKernel] + kind_count_[kKindMemcpy] + kind_count_[kKindMemset]);
-  const size_t n = events_.size();
+  ops.reserve(trace.kind_count[kKindKernel] + trace.kind_count[kKindMemcpy] + trace.kind_count[kKindMemset]);
+  const size_t n = trace.events.size();
   bool big = false;
   {  // launch_by_corr: the first runtime call (in id order) of each correlation id > 0, as a sorted
      // vector (less memory than a hash map), freed before the gaps' arrays are made.
     std::vector<std::pair<int64_t, uint32_t>> by_corr;  // (correlation, event index)
-    by_corr.reserve(kind_count_[kKindRuntime]);
+    by_corr.reserve(trace.kind_count[kKindRuntime]);
     for (uint32_t i = 0; i < n; ++i) {
-      const EventRec& e = events_[i];
+      const EventRec& e = trace.events[i];
       if (e.kind != kKindRuntime) continue;
-      int64_t c = PromotedValue(e, kCorrelation);
+      int64_t c = trace.PromotedValue(e, kCorrelation);
       if (c != kNull && c > 0) by_corr.emplace_back(c, i);
     }
     std::sort(by_corr.begin(), by_corr.end());  // file order = id order within the runtime kind
     for (int kind : {kKindKernel, kKindMemcpy, kKindMemset}) {
       for (uint32_t i = 0; i < n; ++i) {
-        if (events_[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
+        if (trace.events[i].kind == kind) ops.push_back({i, -1, 0, kNull, kNull, ts_of(i), dur_of(i)});
       }
     }
     const std::vector<std::pair<uint32_t, uint32_t>>& flow_src = *w.launch_flows;
     for (Op& o : ops) {
-      const EventRec& e = events_[o.ev];
-      const ThreadRec& t = threads_[e.thread];
+      const EventRec& e = trace.events[o.ev];
+      const ThreadRec& t = trace.threads[e.thread];
       if (w.gpu_op_names) o.name_id = w.gpu_op_names->Id(e.name, e.kind, e.dur != kNullTs);
-      o.device = PromotedValue(e, kDevice);
+      o.device = trace.PromotedValue(e, kDevice);
       if (o.device == kNull && !t.pid.is_text) o.device = t.pid.i;
-      o.stream = PromotedValue(e, kStream);
+      o.stream = trace.PromotedValue(e, kStream);
       if (o.stream == kNull && !t.tid.is_text) o.stream = t.tid.i;
-      int64_t c = PromotedValue(e, kCorrelation);
+      int64_t c = trace.PromotedValue(e, kCorrelation);
       auto it = std::lower_bound(by_corr.begin(), by_corr.end(), std::pair<int64_t, uint32_t>(c, 0));
       auto f = std::lower_bound(flow_src.begin(), flow_src.end(), std::pair<uint32_t, uint32_t>(o.ev, 0),
                                 [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -193,7 +193,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
   // Host threads' times too (host_event_id compares them with gap starts).
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
   if (big) {
-    stats_.Set(StatId::views_by_sql, 1);
+    trace.stats.Set(StatId::views_by_sql, 1);
     // memory_devices was settled above: its rows do not depend on the times' size.
     for (const char* table : w.Tables()) {
       if (std::string_view(table) != "memory_devices") to_sql.push_back(table);
@@ -214,13 +214,13 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       if (o.launch < 0) continue;
       uint32_t l = static_cast<uint32_t>(o.launch);
       int64_t lts = ts_of(l);
-      if (lts != kNull) launches.push_back({events_[l].thread, lts, Add(lts, dur_of(l)), o.dur});
+      if (lts != kNull) launches.push_back({trace.events[l].thread, lts, Add(lts, dur_of(l)), o.dur});
     }
     std::sort(launches.begin(), launches.end());
     auto gpu_time = [&](uint32_t ev) -> int64_t {
       int64_t ts = ts_of(ev), end = Add(ts, dur_of(ev)), sum = 0;
       if (end == kNull) return 0;
-      uint32_t thread = events_[ev].thread;
+      uint32_t thread = trace.events[ev].thread;
       for (auto it = std::lower_bound(launches.begin(), launches.end(), Launch{thread, ts, 0, 0});
            it != launches.end() && it->thread == thread && it->ts <= end; ++it) {
         if (it->end != kNull && it->end <= end && it->gpu_dur != kNull) sum += it->gpu_dur;
@@ -232,13 +232,13 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
                   " bwd_dur, fwd_gpu_time, bwd_gpu_time, link)",
                   11);
     auto name = [&](uint32_t ev) -> RowWriter& {
-      return events_[ev].name ? out.Text(strings_.Get(events_[ev].name)) : out.Null();
+      return trace.events[ev].name ? out.Text(trace.strings.Get(trace.events[ev].name)) : out.Null();
     };
     for (auto [fw, bw] : *w.fwdbwd) {
-      int64_t seq = PromotedValue(events_[fw], kSeqNum);
+      int64_t seq = trace.PromotedValue(trace.events[fw], kSeqNum);
       out.Int(w.trace_id).Int(id(fw));
       name(fw).Int(id(bw));
-      name(bw).Opt(seq != kNull ? seq : PromotedValue(events_[bw], kSeqNum)).Opt(dur_of(fw)).Opt(dur_of(bw));
+      name(bw).Opt(seq != kNull ? seq : trace.PromotedValue(trace.events[bw], kSeqNum)).Opt(dur_of(fw)).Opt(dur_of(bw));
       out.Int(gpu_time(fw)).Int(gpu_time(bw)).Text("flow");
       out.EndRow();
     }
@@ -298,16 +298,16 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
                   18);
     for (size_t k = 0; k < ops.size(); ++k) {
       const Op& o = ops[k];
-      const EventRec& e = events_[o.ev];
+      const EventRec& e = trace.events[o.ev];
       out.Int(w.trace_id).Int(id(o.ev));
       out.Text(e.kind == kKindKernel ? "kernel" : e.kind == kKindMemcpy ? "memcpy" : "memset");
-      out.Opt(o.ts).Opt(o.dur).Opt(o.device).Opt(o.stream).Opt(PromotedValue(e, kCorrelation));
-      int64_t step = step_[o.ev];
+      out.Opt(o.ts).Opt(o.dur).Opt(o.device).Opt(o.stream).Opt(trace.PromotedValue(e, kCorrelation));
+      int64_t step = trace.Step(o.ev);
       if (o.launch >= 0) {
         uint32_t l = static_cast<uint32_t>(o.launch);
-        out.Int(id(l)).Opt(ts_of(l)).Opt(dur_of(l)).Int(w.thread_base + events_[l].thread + 1);
-        out.Opt(op_[l] ? id(op_[l] - 1) : kNull).Opt(top_op_[l] ? id(top_op_[l] - 1) : kNull);
-        if (step == kNull) step = step_[l];
+        out.Int(id(l)).Opt(ts_of(l)).Opt(dur_of(l)).Int(w.thread_base + trace.events[l].thread + 1);
+        out.Opt(trace.op[l] ? id(trace.op[l] - 1) : kNull).Opt(trace.top_op[l] ? id(trace.top_op[l] - 1) : kNull);
+        if (step == kNull) step = trace.Step(l);
         out.Opt(step).Opt(Sub(o.ts, Add(ts_of(l), dur_of(l))));
       } else {
         out.Null().Null().Null().Null().Null().Null().Opt(step).Null();
@@ -326,9 +326,9 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       // LIKE 'ProfilerStep#%': ASCII case ignored, cat user_annotation or Operator, a step), in id
       // order.
       auto is_step = [&](uint32_t i) {
-        const EventRec& e = events_[i];
-        if ((e.kind != kKindUserAnnotation && e.kind != kKindOther) || step_[i] == kNull || e.cat == 0) return false;
-        std::string_view cat = strings_.Get(e.cat), name = strings_.Get(e.name);
+        const EventRec& e = trace.events[i];
+        if ((e.kind != kKindUserAnnotation && e.kind != kKindOther) || trace.Step(i) == kNull || e.cat == 0) return false;
+        std::string_view cat = trace.strings.Get(e.cat), name = trace.strings.Get(e.name);
         constexpr std::string_view kPrefix = "profilerstep#";
         if ((cat != "user_annotation" && cat != "Operator") || name.size() < kPrefix.size()) return false;
         for (size_t c = 0; c < kPrefix.size(); ++c) {
@@ -343,10 +343,10 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       std::sort(annotations.begin(), annotations.end(), [&](uint32_t a, uint32_t b) { return id(a) < id(b); });
       RowWriter rows(pages, "steps (trace_id, step, event_id, thread_id, ts, dur, end_ts, gpu_ts, gpu_end_ts, gpu_ops)", 10);
       for (uint32_t i : annotations) {
-        auto g = step_gpu.find(step_[i]);
+        auto g = step_gpu.find(trace.Step(i));
         StepGpu none;
         const StepGpu& gpu = g == step_gpu.end() ? none : g->second;
-        rows.Int(w.trace_id).Int(step_[i]).Int(id(i)).Int(w.thread_base + events_[i].thread + 1);
+        rows.Int(w.trace_id).Int(trace.Step(i)).Int(id(i)).Int(w.thread_base + trace.events[i].thread + 1);
         rows.Opt(ts_of(i)).Opt(dur_of(i)).Opt(Add(ts_of(i), dur_of(i)));
         rows.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
         rows.EndRow();
@@ -454,12 +454,12 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
   // start (by ts, then depth, then id: ORDER BY ts DESC, depth DESC, id DESC; NULL depth lowest).
   // The threads that launched GPU ops (a superset of those gaps ask about: known before the sweep,
   // so gaps are written as they are found, not held).
-  std::vector<char> wanted(threads_.size(), 0);
+  std::vector<char> wanted(trace.threads.size(), 0);
   for (const Op& o : ops) {
-    if (o.launch >= 0) wanted[events_[static_cast<uint32_t>(o.launch)].thread] = 1;
+    if (o.launch >= 0) wanted[trace.events[static_cast<uint32_t>(o.launch)].thread] = 1;
   }
   // The wanted threads' timed events, by (thread, ts, depth, id), as sort keys (sorting the keys
-  // themselves, not indices compared through events_, is several times cheaper).
+  // themselves, not indices compared through trace.events, is several times cheaper).
   struct HostKey {
     int64_t ts;      // without the base
     uint64_t order;  // depth + 1 (0 = NULL) << 32 | id - event_base: ORDER BY depth, id
@@ -467,9 +467,9 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
     bool operator<(const HostKey& o) const { return ts != o.ts ? ts < o.ts : order < o.order; }
   };
   std::vector<HostKey> host;
-  std::vector<uint32_t> thread_begin(threads_.size() + 1, 0);
+  std::vector<uint32_t> thread_begin(trace.threads.size() + 1, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    const EventRec& e = events_[i];
+    const EventRec& e = trace.events[i];
     if (wanted[e.thread] && e.ts != kNullTs) ++thread_begin[e.thread + 1];
   }
   for (size_t t = 1; t < thread_begin.size(); ++t) thread_begin[t] += thread_begin[t - 1];
@@ -477,9 +477,9 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
   {
     std::vector<uint32_t> fill(thread_begin.begin(), thread_begin.end() - 1);
     for (uint32_t i = 0; i < n; ++i) {
-      const EventRec& e = events_[i];
+      const EventRec& e = trace.events[i];
       if (wanted[e.thread] && e.ts != kNullTs) {
-        uint64_t order = (static_cast<uint64_t>(depth_[i] + 1) << 32) | new_id[i];
+        uint64_t order = (static_cast<uint64_t>(trace.depth[i] + 1) << 32) | new_id[i];
         host[fill[e.thread]++] = {e.ts, order, i};
       }
     }
@@ -487,20 +487,20 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
   for (size_t t = 0; t + 1 < thread_begin.size(); ++t) {
     if (wanted[t]) std::sort(host.begin() + thread_begin[t], host.begin() + thread_begin[t + 1]);
   }
-  const uint32_t cat_cpu_op = strings_.Find("cpu_op"), cat_operator = strings_.Find("Operator");
+  const uint32_t cat_cpu_op = trace.strings.Find("cpu_op"), cat_operator = trace.strings.Find("Operator");
   auto host_event = [&](uint32_t thread, int64_t at) -> int64_t {
     auto b = host.begin() + thread_begin[thread], e = host.begin() + thread_begin[thread + 1];
-    int64_t rel = at - w.base;  // events_ hold times without the base
+    int64_t rel = at - w.base;  // trace.events hold times without the base
     auto it = std::upper_bound(b, e, rel, [](int64_t t, const HostKey& h) { return t < h.ts; });
     if (it == b) return kNull;
     uint32_t x = (it - 1)->ev;
-    if (!op_[x] || !top_op_[x]) return kNull;
-    uint32_t o = op_[x] - 1, t = top_op_[x] - 1;
+    if (!trace.op[x] || !trace.top_op[x]) return kNull;
+    uint32_t o = trace.op[x] - 1, t = trace.top_op[x] - 1;
     if (Gt(Add(ts_of(o), dur_of(o)), at)) return id(o);
     if (!Gt(Add(ts_of(t), dur_of(t)), at)) return kNull;
-    for (uint32_t p = parent_[o]; p; p = parent_[p - 1]) {
-      const EventRec& c = events_[p - 1];
-      if (c.cat && (c.cat == cat_cpu_op || c.cat == cat_operator) && c.name && !LikeProfilerStep(strings_.Get(c.name)) &&
+    for (uint32_t p = trace.parent[o]; p; p = trace.parent[p - 1]) {
+      const EventRec& c = trace.events[p - 1];
+      if (c.cat && (c.cat == cat_cpu_op || c.cat == cat_operator) && c.name && !LikeProfilerStep(trace.strings.Get(c.name)) &&
           Gt(Add(ts_of(p - 1), dur_of(p - 1)), at)) {
         return id(p - 1);
       }
@@ -523,7 +523,7 @@ std::vector<const char*> TraceBuilder::WriteComputed(ImportPages& pages, const C
       uint32_t l = static_cast<uint32_t>(o.launch);
       int64_t launch_ts = ts_of(l);
       out.Int(id(l)).Opt(launch_ts).Text(Gt(launch_ts, g.ts) ? "host" : "device");
-      out.Opt(host_event(events_[l].thread, g.ts));
+      out.Opt(host_event(trace.events[l].thread, g.ts));
     } else {
       out.Null().Null().Text("unknown").Null();
     }

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "import/builder.h"
+#include "import/writer.h"
 
 namespace tracesql {
 

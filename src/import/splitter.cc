@@ -764,4 +764,27 @@ SplitResult Splitter::Run(InputStream& in, const std::function<void(Batch&&)>& o
   return result;
 }
 
+void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (u < 0x20) {
+      switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: out += fmt::format("\\u{:04x}", u);
+      }
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+}
+
 }  // namespace tracesql

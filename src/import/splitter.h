@@ -120,6 +120,8 @@ bool MinifyJsonValue(std::string& out, std::string_view in, int64_t* non_finite,
 // characters become \u00XX escapes, unpaired UTF-16 surrogate escapes become \ufffd. Returns true
 // when something was changed.
 bool RepairJsonStrings(std::string& text);
+// Appends s as a JSON string (quotes, backslashes and control characters escaped).
+void AppendJsonString(std::string& out, std::string_view s);
 
 }  // namespace tracesql
 

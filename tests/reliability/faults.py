@@ -270,7 +270,7 @@ class Faults:
             what = 'pipe ending at %d%% (%s%s)' % (frac * 100, 'gzip' if compress else 'plain', ', strict' if strict else '')
             prefix = (gzip.decompress(cut) if compress and frac == 1.0 else
                       __import__('zlib').decompressobj(31).decompress(cut) if compress else cut).decode('latin-1')
-            stored, _, trunc_at, _ = expected(prefix)
+            stored, _, trunc_at, _, _ = expected(prefix)
             if frac < 1.0 and strict:
                 self.expect_failure(what, rc, err, ['pipe.json', 'truncated'], extra=['pipe.json'])
             elif rc != 0:

@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -64,10 +65,10 @@ def complete_value(p, i):
 
 def expected(p):
     """What an import of the JSON prefix p must give: (events stored, sum of X dur in ns,
-    truncated_at or None when p is a whole document, events read)."""
+    truncated_at or None when p is a whole document, events read, object events read)."""
     i = skip_ws(p, 0)
     if i >= len(p):
-        return 0, 0, len(p), 0
+        return 0, 0, len(p), 0, 0
     events = []
     truncated_at = None
     if p[i] == '[':
@@ -128,7 +129,7 @@ def expected(p):
     stored = sum(1 for e in events if isinstance(e, dict) and e.get('ph') not in NOT_STORED)
     dur = sum(CTX.multiply(Decimal(e['dur']), 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN)
               for e in events if isinstance(e, dict) and e.get('ph') == 'X' and 'dur' in e)
-    return stored, int(dur), truncated_at, len(events)
+    return stored, int(dur), truncated_at, len(events), sum(1 for e in events if isinstance(e, dict))
 
 
 def special_points(text):
@@ -163,6 +164,7 @@ class Sweep:
         self.cuts = 0
         self.partial = 0     # imports that kept the complete events of a truncated file
         self.refused = 0     # clean failures (nothing complete, or --strict)
+        self.warned = 0      # truncation warnings whose counts were checked
         # An existing database at the target: strict failures must leave it untouched.
         self.keep = os.path.join(work, 'keep.db')
 
@@ -188,7 +190,7 @@ class Sweep:
         path = os.path.join(self.work, name)
         with open(path, 'wb') as f:
             f.write(data)
-        stored, dur_ns, trunc_at, read = expected(json_prefix)
+        stored, dur_ns, trunc_at, read, objects = expected(json_prefix)
         if gzip_cut and trunc_at is None:
             trunc_at = len(json_prefix)
         db = os.path.join(self.work, 'out.db')
@@ -210,7 +212,7 @@ class Sweep:
         elif rc != 0:
             self.fail('%s: import failed: %s' % (label, err.strip()))
         else:
-            self.check_db(label, db, stored, dur_ns, trunc_at, err)
+            self.check_db(label, db, stored, dur_ns, trunc_at, err, objects)
             if trunc_at is not None:
                 self.partial += 1
             left = self.leftovers(allowed + ['out.db'])
@@ -239,7 +241,7 @@ class Sweep:
                 self.fail('%s: strict failure left %s' % (label, left))
         os.remove(path)
 
-    def check_db(self, label, db, stored, dur_ns, trunc_at, err):
+    def check_db(self, label, db, stored, dur_ns, trunc_at, err, objects):
         con = sqlite3.connect('file:%s?mode=ro' % db, uri=True)
         try:
             n = con.execute('SELECT count(*) FROM events').fetchone()[0]
@@ -265,6 +267,21 @@ class Sweep:
             self.fail('%s: truncated_at_byte %d, expected %d' % (label, row[0], trunc_at))
         if 'truncated' not in err:
             self.fail('%s: no truncation warning on stderr' % label)
+            return
+        # The warning counts the complete trace events and, when some are not events rows
+        # (metadata, flow and end events), the events rows, as the import's summary does.
+        m = re.search(r'imported the (\d+) complete (trace )?events before it(?:: (\d+) events, the other (\d+) '
+                      r'metadata, flow and end \(E\) events)?$', err.strip())
+        if not m:
+            self.fail('%s: truncation warning without its counts: %r' % (label, err))
+            return
+        read, rows = int(m.group(1)), int(m.group(3) or m.group(1))
+        if read != objects or rows != stored or (m.group(3) is None) != (read == stored) or \
+                (m.group(4) is not None and int(m.group(4)) != read - rows):
+            self.fail('%s: warning says %d complete events, %d events; expected %d and %d: %r'
+                      % (label, read, rows, objects, stored, err))
+        else:
+            self.warned += 1
 
 
 def main():
@@ -309,9 +326,9 @@ def main():
             sweep.check_cut('%s: gzip without its trailer' % stem, gz[:-4], text, stem + '.json.gz', gzip_cut=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    summary = ('truncation: %d cut files, %d imports: %d kept the complete events of a truncated file, '
-               '%d failed cleanly (nothing complete, or --strict); %d failures'
-               % (sweep.cuts, sweep.runs, sweep.partial, sweep.refused, len(sweep.failures)))
+    summary = ('truncation: %d cut files, %d imports: %d kept the complete events of a truncated file '
+               '(%d warnings with the right counts), %d failed cleanly (nothing complete, or --strict); %d failures'
+               % (sweep.cuts, sweep.runs, sweep.partial, sweep.warned, sweep.refused, len(sweep.failures)))
     print(summary)
     if opts.report:
         with open(opts.report, 'w') as f:

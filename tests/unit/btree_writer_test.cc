@@ -1,4 +1,4 @@
-// btree::TableWriter / IndexWriter / PlaceTrees (src/import/btree_writer.h): pages written without
+// btree::TableWriter / IndexWriter / PlaceTrees (src/btree/btree_writer.h): pages written without
 // SQLite must read back through SQLite as the rows and index entries INSERT would have stored,
 // and pass PRAGMA integrity_check (page structure, key order, each row's index entries).
 #include <catch2/catch.hpp>
@@ -21,7 +21,7 @@
 
 #include <sqlite3.h>
 
-#include "import/btree_writer.h"
+#include "btree/btree_writer.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "temp_dir.h"

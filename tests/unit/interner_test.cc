@@ -1,4 +1,4 @@
-// StringIdMap / Interner / StackInterner (src/import/builder.h): the open-addressing maps behind
+// StringIdMap / Interner / StackInterner (src/import/trace.h): the open-addressing maps behind
 // the interners must give every distinct key its own id, the same id again for an equal key, and
 // keep doing so as they grow.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "import/builder.h"
+#include "import/trace.h"
 
 using namespace tracesql;
 

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include "import/builder.h"
 #include "import/splitter.h"
 
 using namespace tracesql;

@@ -1,4 +1,4 @@
-#include "import/btree_writer.h"
+#include "btree/btree_writer.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

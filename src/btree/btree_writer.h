@@ -1,10 +1,11 @@
 // B-tree pages written without SQLite, in SQLite's file format
-// (https://www.sqlite.org/fileformat2.html), for the one table whose rows dominate an import
-// (events) and its indexes.
+// (https://www.sqlite.org/fileformat2.html): tables and indexes of many rows, filled in bulk by a
+// writer that knows its rows in order. A library of its own: it knows SQLite's file format and
+// nothing of what the rows mean.
 //
 // SQLite inserts a row in ~1.2 µs of one thread however the rows arrive: it builds the record from
-// bound values, seeks, and balances pages. The importer knows every row in rowid order and every
-// index key in key order, so the pages can be laid out directly: records are encoded with the serial
+// bound values, seeks, and balances pages. A caller that knows every row in rowid order and every
+// index key in key order can have the pages laid out directly: records are encoded with the serial
 // types SQLite itself picks, leaves are filled in order and written to an unlinked scratch file as
 // they fill, and the interior levels are built once the last row is in. PlaceTrees() then appends
 // the pages to the (committed, closed) database file, writes each tree's root over the empty root
@@ -15,8 +16,8 @@
 //
 // Limits: a table's rows must come in strictly increasing rowid order, an index's entries in key
 // order (the caller sorts them), and the database must not use auto_vacuum (no pointer-map pages).
-#ifndef SRC_IMPORT_BTREE_WRITER_H_
-#define SRC_IMPORT_BTREE_WRITER_H_
+#ifndef SRC_BTREE_BTREE_WRITER_H_
+#define SRC_BTREE_BTREE_WRITER_H_
 
 #include <cstdint>
 #include <memory>
@@ -351,4 +352,4 @@ class PagedTable {
 
 }  // namespace tracesql::btree
 
-#endif  // SRC_IMPORT_BTREE_WRITER_H_
+#endif  // SRC_BTREE_BTREE_WRITER_H_
