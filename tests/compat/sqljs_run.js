@@ -3,16 +3,18 @@
 //
 //   node sqljs_run.js VERSION DB JOBS.json
 //
-// VERSION is a key of BUILDS below. JOBS.json is a list of {"id", "sql", "all"?}: the SQL is one
-// statement, or with "all" a script of several (sql.js 1.6.2 and later), each run to completion with
-// its parameters unbound (NULL). Output, one JSON object on stdout: {"sqlite_version", "jobs": [{"id",
-// "ok", "error"?, "columns"?, "rows"?, "results"? (with "all": [{"columns", "rows"}] of each statement
-// that returns columns)}]}. Cells are typed so that nothing is rounded on the way: null, {"i": "digits"}
-// (an integer, as text: JavaScript numbers hold 53 bits), {"r": number} (a real: the exact double),
-// {"t": "text"}, {"b": "base64"}.
+// VERSION is a key of BUILDS below. JOBS.json is a list of {"id", "sql", "all"?, "full"?}: the SQL is
+// one statement, or with "all" a script of several (sql.js 1.6.2 and later), each run to completion
+// with its parameters unbound (NULL). Output, one JSON object on stdout: {"sqlite_version", "jobs":
+// [{"id", "ok", "error"?, "columns"?, "count"?, "digest"?, "rows"?, "results"? (with "all": [{"columns",
+// "count", "digest", "rows"?}] of each statement that returns columns)}]}. digest identifies the rows
+// as a multiset (see cellBytes); with "full" the rows come too, as typed cells, so that nothing is
+// rounded on the way: null, {"i": "digits"} (an integer, as text: JavaScript numbers hold 53 bits),
+// {"r": number} (a real: the exact double), {"t": "text"}, {"b": "base64"}.
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const crypto = require('crypto');
 
 // npm aliases of sql.js (package.json): the SQLite each release bundles, in its asm.js build that grows
 // its heap (the plain asm.js build has a fixed 16 MB heap, too small for some bundled queries).
@@ -54,18 +56,48 @@ function cells(SQL, stmt, ptr) {
   });
 }
 
-// Runs stmt to completion: {columns, rows}.
-function results(SQL, stmt) {
+// A cell's bytes for the digest, the same as compat_test.py's: its type letter, the payload's length
+// in bytes, ':', the payload (integer digits, the real's 8 IEEE bytes big-endian in hex, UTF-8 text).
+function cellBytes(c) {
+  if (c === null) return Buffer.from('n0:');
+  const [[type, v]] = Object.entries(c);
+  let payload;
+  if (type === 'r') {
+    const b = Buffer.alloc(8);
+    b.writeDoubleBE(v);
+    payload = Buffer.from(b.toString('hex'));
+  } else if (type === 'b') {
+    payload = Buffer.from(v, 'base64');
+  } else {
+    payload = Buffer.from(v, 'utf8');
+  }
+  return Buffer.concat([Buffer.from(`${type}${payload.length}:`), payload]);
+}
+
+// The rows as a multiset: sha256 over the sorted sha256 of each row.
+function digest(rowDigests) {
+  rowDigests.sort();
+  return crypto.createHash('sha256').update(rowDigests.join('\n')).digest('hex');
+}
+
+// Runs stmt to completion: {columns, count, digest}, and the rows themselves when full.
+function results(SQL, stmt, full) {
   let columns = stmt.getColumnNames(), ptr;
-  const rows = [];
+  const rows = [], rowDigests = [];
   while (stmt.step()) {
-    if (rows.length === 0) {
+    if (rowDigests.length === 0) {
       columns = stmt.getColumnNames();  // sql.js 1.2.2 names them only once it has a row
       ptr = statementPointer(SQL, stmt, columns.length);
     }
-    rows.push(cells(SQL, stmt, ptr));
+    const row = cells(SQL, stmt, ptr);
+    const h = crypto.createHash('sha256');
+    for (const c of row) h.update(cellBytes(c));
+    rowDigests.push(h.digest('hex'));
+    if (full) rows.push(row);
   }
-  return {columns, rows};
+  const out = {columns, count: rowDigests.length, digest: digest(rowDigests)};
+  if (full) out.rows = rows;
+  return out;
 }
 
 function run(SQL, db, job) {
@@ -74,14 +106,14 @@ function run(SQL, db, job) {
     if (job.all) {  // every statement of a script: the result of each that returns columns
       const out = [];
       for (stmt of db.iterateStatements(job.sql)) {
-        const r = results(SQL, stmt);
+        const r = results(SQL, stmt, job.full);
         if (r.columns.length > 0) out.push(r);
       }
       stmt = undefined;
       return {id: job.id, ok: true, results: out};
     }
     stmt = db.prepare(job.sql);
-    return {id: job.id, ok: true, ...results(SQL, stmt)};
+    return {id: job.id, ok: true, ...results(SQL, stmt, job.full)};
   } catch (e) {
     return {id: job.id, ok: false, error: String(e.message || e)};
   } finally {
