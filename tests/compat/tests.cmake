@@ -33,7 +33,7 @@ compat_case(args_values ${CMAKE_CURRENT_SOURCE_DIR}/golden/args_values/trace1.js
             ${CMAKE_CURRENT_SOURCE_DIR}/golden/args_out_of_line/trace1.json)
 # The rest compare the same SQL on more data: not repeated in the sanitizer build (the SQLite under
 # test is JavaScript; tracesql's import runs under the sanitizers in real.* and views.*). The
-# JavaScript SQLite reads about 50 k cells a second, so the largest traces (the 2020-21 TensorBoard
+# JavaScript SQLite returns 0.1-0.3 M cells per CPU-second, so the largest traces (the 2020-21 TensorBoard
 # plugin ones, 0.4 M arg rows) are left out: a database of them takes minutes.
 if(TRACESQL_SANITIZE)
   return()
