@@ -2,7 +2,7 @@
 # Builds the optimised tracesql binary in build/ (build/tracesql), as scripts/demo.sh and
 # bench/run_bench.sh use it. Packages must be installed (scripts/install-deps.sh).
 # clang when it is installed (and $CXX does not say otherwise): its build imports 4-7 % faster than
-# GCC 12's (bench/README.md, thirteenth session). A build directory keeps its first compiler.
+# GCC 12's (bench/README.md, "Import"). A build directory keeps its first compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 compiler=()

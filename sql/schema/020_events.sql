@@ -82,8 +82,8 @@ CREATE TABLE input_shapes (
   input_type TEXT             -- the 'Input type' value as JSON text (e.g. '["float","float"]'); NULL when absent
 );
 
--- arg_slots: where each (event, arg key)'s value is kept: `j -> p` is its exact JSON text and
--- json_extract(j, p) its SQL value. A key with a path (arg_keys.path) is in events.arg_values; one
+-- arg_slots: where each (event, arg key)'s value is kept: json_extract(j, p) is its SQL value (its
+-- exact JSON text: see event_args). A key with a path (arg_keys.path) is in events.arg_values; one
 -- without is in a column: 'Input Dims' (2020: 'Input dims') / 'Input type' in input_shapes, a promoted
 -- key in its events column ('External id' -> external_id, ...), an allocator key of a [memory]
 -- instant in memory_args. The args and event_args views read it; filter on event_id or key.
@@ -134,10 +134,18 @@ FROM arg_slots;
 --   SELECT json_extract(a.args, '$."Input Dims"') FROM events e JOIN event_args a ON a.event_id = e.id
 -- (The keys come in arg_keys' primary-key order (shape_id, idx), the only way to reach them from
 -- one event; an ORDER BY subquery around arg_slots would cost a co-routine per event, +50 %.)
+-- A value's exact text (numbers and escapes as written) without SQLite 3.38's `j -> p`: a value kept
+-- in a column (p = '$') is the column's text; one in arg_values (an array) is cut out of
+-- json_extract(j, p, '$[2147483647]'), which writes '[T,null]' with T its text as stored (no array
+-- here has that element): what precedes the last 6 characters, less the '['. json(T) marks it as
+-- JSON for json_group_object.
 CREATE VIEW event_args AS
 SELECT
   e.id AS event_id,           -- events.id
-  (SELECT json_group_object(s.key, s.j -> s.p) FROM arg_slots AS s WHERE s.event_id = e.id) AS args  -- JSON object text
+  (SELECT json_group_object(s.key, json(
+            CASE WHEN s.p = '$' THEN coalesce(CAST(s.j AS TEXT), 'null')
+                 ELSE substr(substr(json_extract(s.j, s.p, '$[2147483647]'), -6, -2147483647), 2) END))
+     FROM arg_slots AS s WHERE s.event_id = e.id) AS args  -- JSON object text
 FROM events AS e
 WHERE e.arg_shape_id IS NOT NULL;
 

@@ -52,7 +52,7 @@ SELECT
   e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.name, e.ts, e.dur, e.depth, e.parent_id, e.stack_id,
   e.python_id,                -- args 'Python id'
   e.python_parent_id,         -- args 'Python parent id' (NULL at the root frame)
-  (SELECT e.arg_values ->> k.path FROM arg_keys AS k
+  (SELECT json_extract(e.arg_values, k.path) FROM arg_keys AS k
     WHERE k.shape_id = e.arg_shape_id AND k.key = 'Python module id') AS module_id  -- nn.Module frames only
 FROM event_ranges AS r JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id AND e.trace_id = r.trace_id
 WHERE r.kind = 'python_function' AND e.cat = 'python_function';
@@ -64,19 +64,19 @@ WHERE r.kind = 'python_function' AND e.cat = 'python_function';
 CREATE VIEW memory_events AS
 SELECT
   e.id, e.trace_id, e.thread_id, e.pid, e.tid, e.ts, e.parent_id, e.cpu_op_id, e.step,
-  coalesce(m.bytes, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.bytes, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                      WHERE k.key = 'Bytes' AND k.shape_id = e.arg_shape_id)) AS bytes,
-  coalesce(m.addr, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.addr, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                     WHERE k.key = 'Addr' AND k.shape_id = e.arg_shape_id)) AS addr,
-  coalesce(m.total_allocated, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.total_allocated, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                                WHERE k.key = 'Total Allocated' AND k.shape_id = e.arg_shape_id))
     AS total_allocated,
-  coalesce(m.total_reserved, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.total_reserved, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                               WHERE k.key = 'Total Reserved' AND k.shape_id = e.arg_shape_id))
     AS total_reserved,
-  coalesce(m.device_type, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.device_type, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                            WHERE k.key = 'Device Type' AND k.shape_id = e.arg_shape_id)) AS device_type,
-  coalesce(m.device_id, (SELECT e.arg_values ->> max(k.path) FROM arg_keys AS k
+  coalesce(m.device_id, (SELECT json_extract(e.arg_values, max(k.path)) FROM arg_keys AS k
                          WHERE k.key = 'Device Id' AND k.shape_id = e.arg_shape_id)) AS device_id
 FROM event_ranges AS r
 JOIN events AS e ON e.id BETWEEN r.first_id AND r.last_id AND e.trace_id = r.trace_id

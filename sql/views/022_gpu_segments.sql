@@ -14,13 +14,14 @@
 -- @computed
 -- @table CREATE TABLE gpu_segments (trace_id INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER NOT NULL, device, dur INTEGER NOT NULL, name_ids TEXT NOT NULL, PRIMARY KEY (trace_id, ts, seq)) WITHOUT ROWID;
 CREATE VIEW gpu_segments AS
-WITH ops AS MATERIALIZED (            -- dk: the device as a key that is never NULL (= rather than IS,
+-- ops and cut are read more than once, so SQLite (3.35+) computes each of them once.
+WITH ops AS (                         -- dk: the device as a key that is never NULL (= rather than IS,
   SELECT trace_id, device, coalesce(device, 'none') AS dk,  -- which SQLite can index)
          gpu_ts AS ts, gpu_ts + gpu_dur AS end_ts, name_id
   FROM op_kernel_links
   WHERE gpu_ts IS NOT NULL AND gpu_dur > 0
 ),
-cut AS MATERIALIZED (                 -- every start and end of a device, numbered in time order (k)
+cut AS (                              -- every start and end of a device, numbered in time order (k)
   SELECT trace_id, dk, device, t, row_number() OVER (PARTITION BY trace_id, dk ORDER BY t) AS k
   FROM (SELECT trace_id, dk, device, ts AS t FROM ops
         UNION

@@ -9,7 +9,7 @@ CREATE VIEW step_window_busy AS
 WITH w AS (
   SELECT trace_id, step, w_ts, w_end FROM step_windows WHERE w_end > w_ts
 ),
-devs AS MATERIALIZED (
+devs AS (
   SELECT DISTINCT trace_id, device FROM gpu_segments
 ),
 per AS (                              -- per window and device: {name_ids: ns, ...}

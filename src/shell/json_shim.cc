@@ -27,7 +27,8 @@ constexpr const char* kScalarFunctions[] = {
 
 // ---------------------------------------------------------------------------------------------------
 // Fast path for the calls tracesql's views make on every arg: json_extract / json_type / -> / ->> of
-// '$[N]' on a minified JSON array (events.arg_values). Forwarding costs about a microsecond a call and
+// '$[N]' on a minified JSON array (events.arg_values), json_extract of several such paths, and json()
+// of one minified value. Forwarding costs about a microsecond a call and
 // loses SQLite's per-statement parse cache, so these are answered here when the document is a strictly
 // valid, whitespace-free JSON array (a subset of what SQLite accepts) and the answer needs no
 // conversion SQLite might do differently (reals, big integers, escaped strings and, for
@@ -181,18 +182,58 @@ std::optional<uint64_t> ArrayPath(sqlite3_value* v) {
   return n;
 }
 
-enum class FastOp { kExtract, kType, kArrow, kArrow2 };
+enum class FastOp { kExtract, kType, kArrow, kArrow2, kJson };
+
+std::string_view TextOf(sqlite3_value* v) {
+  return {reinterpret_cast<const char*>(sqlite3_value_text(v)), static_cast<size_t>(sqlite3_value_bytes(v))};
+}
+
+// json(X) of one valid minified JSON value: SQLite writes X back unchanged (it keeps every token's
+// text), with the JSON subtype. event_args marks each value's text as JSON this way.
+bool TryFastJson(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (argc != 1 || sqlite3_value_type(argv[0]) != SQLITE_TEXT) return false;
+  std::string_view doc = TextOf(argv[0]);
+  char kind = 0;
+  if (doc.empty() || ScanValue(doc.data(), doc.data() + doc.size(), 1, &kind) != doc.data() + doc.size()) {
+    return false;
+  }
+  sqlite3_result_text(ctx, doc.data(), static_cast<int>(doc.size()), SQLITE_TRANSIENT);
+  sqlite3_result_subtype(ctx, kJsonSubtype);
+  return true;
+}
+
+// json_extract(doc, '$[N]', '$[M]', ...): SQLite writes '[' + each element's text (null when there is
+// none) + ']', with the JSON subtype. event_args cuts a value's exact text out of it.
+bool TryFastExtractMany(sqlite3_context* ctx, int argc, sqlite3_value** argv, JsonShim::ScannedArray& scanned) {
+  std::string out = "[";
+  for (int i = 1; i < argc; ++i) {
+    std::optional<uint64_t> index = ArrayPath(argv[i]);
+    if (!index) return false;
+    if (i > 1) out += ',';
+    if (*index < scanned.elements.size()) {
+      const auto& [offset, length] = scanned.elements[*index];
+      out.append(scanned.doc, offset, length);
+    } else {
+      out += "null";
+    }
+  }
+  out += ']';
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+  sqlite3_result_subtype(ctx, kJsonSubtype);
+  return true;
+}
 
 // Answers the call here when it can; false means "forward it".
 bool TryFast(FastOp op, sqlite3_context* ctx, int argc, sqlite3_value** argv) {
-  if (argc != 2 || sqlite3_value_type(argv[0]) != SQLITE_TEXT) return false;
+  if (op == FastOp::kJson) return TryFastJson(ctx, argc, argv);
+  if (argc < 2 || (argc > 2 && op != FastOp::kExtract) || sqlite3_value_type(argv[0]) != SQLITE_TEXT) return false;
   std::optional<uint64_t> index = ArrayPath(argv[1]);
   if (!index) return false;
-  std::string_view doc(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
-                       static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  std::string_view doc = TextOf(argv[0]);
   auto* fn = static_cast<JsonShim::Function*>(sqlite3_user_data(ctx));
   JsonShim::ScannedArray& scanned = fn->shim->scanned();
   if (!ScanArray(doc, scanned)) return false;
+  if (argc > 2) return TryFastExtractMany(ctx, argc, argv, scanned);
   if (*index >= scanned.elements.size()) {
     sqlite3_result_null(ctx);
     return true;
@@ -440,6 +481,7 @@ std::unique_ptr<JsonShim> JsonShim::Install(sqlite3* db) {
     shim->functions_.push_back(std::make_unique<Function>(Function{shim.get(), name}));
     std::string_view n = name;
     void (*fn)(sqlite3_context*, int, sqlite3_value**) = &ForwardScalar;
+    if (n == "json") fn = &FastScalar<FastOp::kJson>;
     if (n == "json_extract") fn = &FastScalar<FastOp::kExtract>;
     if (n == "json_type") fn = &FastScalar<FastOp::kType>;
     if (n == "->") fn = &FastScalar<FastOp::kArrow>;

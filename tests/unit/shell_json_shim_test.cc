@@ -138,8 +138,13 @@ TEST_CASE("json shim: the $[N] fast path agrees with SQLite on random arrays", "
     docs.push_back(d + "]");
   }
   // The calls the views make, wrapped so that the outer value keeps what the inner returned.
+  // event_args cuts each value's exact text out of a two-path json_extract and marks it with json().
   const char* kCalls[] = {"SELECT json_extract(?1, ?2)", "SELECT json_type(?1, ?2)", "SELECT ?1 -> ?2",
-                          "SELECT ?1 ->> ?2", "SELECT json_object('x', ?1 -> ?2)"};
+                          "SELECT ?1 ->> ?2", "SELECT json_object('x', ?1 -> ?2)",
+                          "SELECT json_extract(?1, ?2, '$[2147483647]')", "SELECT json_extract(?1, '$[1]', ?2, ?2)",
+                          "SELECT json_object('x', json(substr(substr(json_extract(?1, ?2, '$[2147483647]'), -6, "
+                          "-2147483647), 2)))",
+                          "SELECT json(?1), ?2", "SELECT json_object('x', json(?1)), ?2"};
   for (const auto& doc : docs) {
     for (int idx = 0; idx < 7; ++idx) {
       std::string path = "$[" + std::to_string(idx) + "]";
