@@ -7,10 +7,14 @@
 -- param :delay_cutoff 100000 — ns; a launch delay longer than this is a delay outlier (HTA: 100 us)
 -- param :limit 50 — number of rows
 --
--- One input row per GPU op with a launch (op_kernels; a CUDA/HIP graph launch counts once per GPU
--- op it ran, with the graph launch call's duration each time). All times integer ns; averages are
--- truncated to integer ns.
---   cpu_*          duration of the launch call (cudaLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, ...)
+-- One input row per GPU op with a launch (op_kernels). A launch call counts once per row it appears
+-- in: a CUDA/HIP graph launch runs many GPU ops from one call, so `launches` (GPU ops) exceeds
+-- `calls` (distinct launch calls) and the cpu_* columns are over the calls, each counted once. With
+-- group 'kernel' a graph launch call appears in the row of each GPU op name it ran. All times
+-- integer ns; averages are truncated to integer ns.
+--   launches       GPU ops launched; calls: distinct launch calls
+--   cpu_*          duration of the launch call (cudaLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, ...),
+--                  over the distinct calls (cpu_avg = cpu_total / calls)
 --   delay_*        launch_delay = GPU start - end of the launch call, signed (negative when the GPU op
 --                  started before the call returned)
 --   queued, queue_avg, queue_max
@@ -20,7 +24,7 @@
 --   total_avg      nsys "total": max(call end, GPU end) - call start
 --   short_kernels  GPU op shorter than its launch call (HTA "short GPU kernels", without HTA's extra
 --                  condition cpu duration <= runtime_cutoff)
---   runtime_outliers  launch calls longer than :runtime_cutoff
+--   runtime_outliers  launch calls (distinct) longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
 WITH nm AS MATERIALIZED (             -- a number per distinct GPU op name (gpu_op_names numbers
   SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs): grouping by it is
@@ -44,31 +48,53 @@ l AS (                                -- one row per GPU op with a launch, with 
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
     AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
 ),
+per_call AS (                         -- per launch call and group: the call's duration once, the
+  SELECT                              -- per-GPU-op sums of its ops
+    trace_id, launch_name, gpu_nid, launch_event_id,
+    min(cpu_dur) AS cpu_dur,
+    count(*) AS ops,
+    sum(gpu_dur) AS gpu_sum,
+    sum(delay) AS delay_sum,
+    min(delay) AS delay_min,
+    max(delay) AS delay_max,
+    sum(delay >= 0) AS queued,
+    sum(CASE WHEN delay >= 0 THEN delay END) AS queue_sum,
+    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
+    sum(max(delay, 0)) AS hta_delay_sum,
+    sum(s2s) AS s2s_sum,
+    min(s2s) AS s2s_min,
+    max(s2s) AS s2s_max,
+    sum(total) AS total_sum,
+    sum(gpu_dur < cpu_dur) AS short_kernels,
+    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
+  FROM l
+  GROUP BY launch_event_id, gpu_nid, trace_id, launch_name
+),
 agg AS (
   SELECT
     trace_id, launch_name, gpu_nid,
-    count(*) AS launches,
-    count(DISTINCT launch_event_id) AS calls,
+    sum(ops) AS launches,
+    count(*) AS calls,
     sum(cpu_dur) AS cpu_total,
     sum(cpu_dur) / count(*) AS cpu_avg,
     min(cpu_dur) AS cpu_min,
     max(cpu_dur) AS cpu_max,
-    sum(gpu_dur) / count(*) AS gpu_avg,
-    sum(delay) / count(*) AS delay_avg,
-    min(delay) AS delay_min,
-    max(delay) AS delay_max,
-    sum(delay >= 0) AS queued,
-    sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
-    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
-    sum(max(delay, 0)) / count(*) AS hta_delay_avg,
-    sum(s2s) / count(*) AS s2s_avg,
-    min(s2s) AS s2s_min,
-    max(s2s) AS s2s_max,
-    sum(total) / count(*) AS total_avg,
-    sum(gpu_dur < cpu_dur) AS short_kernels,
+    sum(gpu_sum) / sum(ops) AS gpu_avg,
+    sum(delay_sum) / sum(ops) AS delay_avg,
+    min(delay_min) AS delay_min,
+    max(delay_max) AS delay_max,
+    sum(queued) AS queued,
+    sum(queue_sum) / sum(queued) AS queue_avg,
+    max(queue_max) AS queue_max,
+    sum(hta_delay_sum) / sum(ops) AS hta_delay_avg,
+    sum(s2s_sum) / sum(ops) AS s2s_avg,
+    min(s2s_min) AS s2s_min,
+    max(s2s_max) AS s2s_max,
+    sum(total_sum) / sum(ops) AS total_avg,
+    sum(short_kernels) AS short_kernels,
     sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
-    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
-  FROM l
+    sum(delay_outliers) AS delay_outliers
+  FROM per_call
   GROUP BY trace_id, launch_name, gpu_nid
 )
 SELECT a.trace_id, a.launch_name,
