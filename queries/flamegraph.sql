@@ -4,12 +4,16 @@
 -- param :trace_id NULL — only this trace (traces.id); all traces when NULL
 -- param :merge_steps 1 — 1: every ProfilerStep#N frame reads 'ProfilerStep#*', so all steps fold into one graph; 0: keep the step numbers
 --
--- Output: one column, folded = 'root;child;...;leaf <value>', one line per distinct call path, in
--- path order. Write a file flamegraph.pl / speedscope read with
---   tracesql run trace.db flamegraph --format tsv --no-header > cpu.folded
+-- format: folded
+--
+-- Output: stack = 'root;child;...;leaf' and value, one row per distinct call path, in path order.
+-- `tracesql run` writes it in the format named above when no --format is given: a folded-stacks
+-- file, one 'stack value' line per row and no header, which flamegraph.pl, inferno and speedscope
+-- read:
+--   tracesql run trace.db flamegraph > cpu.folded
 --   flamegraph.pl cpu.folded > cpu.svg
--- (csv output would quote lines holding commas). In frame names ';' becomes ':', '"' becomes
--- "'", and tabs and line breaks become spaces, so every line stays one well-formed record.
+-- (any other --format writes the two columns as a table). In frame names ';' becomes ':', '"'
+-- becomes "'", and tabs and line breaks become spaces, so every line stays one well-formed record.
 -- Call paths come from stacks (events.stack_id): the names from the thread's root slice down. With
 -- merge_steps the paths are those of stacks.merged_id (every step's copy of a path shares one), so
 -- the paths are built once per merged path, not once per step.
@@ -123,7 +127,7 @@ SELECT
   replace(replace(replace(replace(
     CASE WHEN path = '' THEN '(no launch)' ELSE path END
     || CASE WHEN leaf = '' THEN '' ELSE ';' || replace(leaf, ';', ':') END,
-    '"', ''''), char(9), ' '), char(10), ' '), char(13), ' ')
-  || ' ' || value AS folded
+    '"', ''''), char(9), ' '), char(10), ' '), char(13), ' ') AS stack,
+  value
 FROM lines
 ORDER BY 1;
