@@ -42,9 +42,9 @@ entries AS (
   -- The queue entries: a GPU op, or a graph launch's GPU ops on the stream (one launch call, so
   -- one launch time; the entry starts with the first of them).
   SELECT p.pidx, l.launch_ts, l.gpu_ts
-  FROM op_kernel_links AS l
-  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
+  FROM op_kernel_links AS l           -- (CROSS JOIN: the ops scanned once, each one's stream
+  CROSS JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
+  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)  -- looked up)
     AND l.launch_event_id NOT IN (SELECT id FROM shared)
   UNION ALL
   SELECT p.pidx, l.launch_ts, min(l.gpu_ts)
