@@ -35,7 +35,17 @@ l AS (                                -- one row per GPU op with a launch, with 
     k.trace_id,
     lc.name AS launch_name,
     CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nm.nid END AS gpu_nid,
-    k.launch_event_id,
+    -- call_dur: the launch call's duration on the first GPU op (lowest id) of the call in its row,
+    -- NULL on the others, so that a call counts once. Only a graph launch has earlier ops
+    -- (op_kernel_links_launch: one seek per op).
+    CASE WHEN NOT EXISTS (
+           SELECT 1 FROM op_kernel_links AS e
+           WHERE e.launch_event_id = k.launch_event_id AND e.gpu_event_id < k.gpu_event_id
+             AND (coalesce(:include_memory, 1) OR e.gpu_kind = 'kernel')
+             AND (coalesce(:group, 'kernel') = 'api'
+                  OR (SELECT g.name FROM gpu_op_names AS g WHERE g.id = e.name_id)
+                     IS (SELECT g.name FROM gpu_op_names AS g WHERE g.id = k.name_id)))
+         THEN k.launch_dur END AS call_dur,
     k.launch_dur AS cpu_dur,
     k.gpu_dur,
     k.launch_delay AS delay,
@@ -47,54 +57,33 @@ l AS (                                -- one row per GPU op with a launch, with 
   WHERE k.launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
     AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
-),
-per_call AS (                         -- per launch call and group: the call's duration once, the
-  SELECT                              -- per-GPU-op sums of its ops
-    trace_id, launch_name, gpu_nid, launch_event_id,
-    min(cpu_dur) AS cpu_dur,
-    count(*) AS ops,
-    sum(gpu_dur) AS gpu_sum,
-    sum(delay) AS delay_sum,
-    min(delay) AS delay_min,
-    max(delay) AS delay_max,
-    sum(delay >= 0) AS queued,
-    sum(CASE WHEN delay >= 0 THEN delay END) AS queue_sum,
-    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
-    sum(max(delay, 0)) AS hta_delay_sum,
-    sum(s2s) AS s2s_sum,
-    min(s2s) AS s2s_min,
-    max(s2s) AS s2s_max,
-    sum(total) AS total_sum,
-    sum(gpu_dur < cpu_dur) AS short_kernels,
-    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
-  FROM l
-  GROUP BY launch_event_id, gpu_nid, trace_id, launch_name
+  LIMIT -1                            -- (not flattened into agg: call_dur computed once per row)
 ),
 agg AS (
   SELECT
     trace_id, launch_name, gpu_nid,
-    sum(ops) AS launches,
-    count(*) AS calls,
-    sum(cpu_dur) AS cpu_total,
-    sum(cpu_dur) / count(*) AS cpu_avg,
+    count(*) AS launches,
+    count(call_dur) AS calls,
+    sum(call_dur) AS cpu_total,
+    sum(call_dur) / count(call_dur) AS cpu_avg,
     min(cpu_dur) AS cpu_min,
     max(cpu_dur) AS cpu_max,
-    sum(gpu_sum) / sum(ops) AS gpu_avg,
-    sum(delay_sum) / sum(ops) AS delay_avg,
-    min(delay_min) AS delay_min,
-    max(delay_max) AS delay_max,
-    sum(queued) AS queued,
-    sum(queue_sum) / sum(queued) AS queue_avg,
-    max(queue_max) AS queue_max,
-    sum(hta_delay_sum) / sum(ops) AS hta_delay_avg,
-    sum(s2s_sum) / sum(ops) AS s2s_avg,
-    min(s2s_min) AS s2s_min,
-    max(s2s_max) AS s2s_max,
-    sum(total_sum) / sum(ops) AS total_avg,
-    sum(short_kernels) AS short_kernels,
-    sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
-    sum(delay_outliers) AS delay_outliers
-  FROM per_call
+    sum(gpu_dur) / count(*) AS gpu_avg,
+    sum(delay) / count(*) AS delay_avg,
+    min(delay) AS delay_min,
+    max(delay) AS delay_max,
+    sum(delay >= 0) AS queued,
+    sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
+    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
+    sum(max(delay, 0)) / count(*) AS hta_delay_avg,
+    sum(s2s) / count(*) AS s2s_avg,
+    min(s2s) AS s2s_min,
+    max(s2s) AS s2s_max,
+    sum(total) / count(*) AS total_avg,
+    sum(gpu_dur < cpu_dur) AS short_kernels,
+    sum(call_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
+    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
+  FROM l
   GROUP BY trace_id, launch_name, gpu_nid
 )
 SELECT a.trace_id, a.launch_name,
