@@ -3,12 +3,14 @@
 # same traces imported one database each. A per-trace cost that grows with the database (a view's
 # SQL run once per trace over every trace's rows) shows as a ratio well above 1.
 #
-#   bench/run_multi.sh [--copies N] [TRACE ...]
+#   bench/run_multi.sh [--copies N] [--no-single] [TRACE ...]
 #
 # TRACE defaults to every .json/.json.gz in ../shared/traces and tests/data/traces; --copies N
 # repeats the list N times (N ranks of the same job; default 1). Prints the time of the one
 # multi-trace import (with its --timings stages and the slowest view files), the summed time of the
-# single imports, and their ratio, then times each bundled query on the multi-trace database.
+# single imports (left out with --no-single), and their ratio, then times each bundled query on the
+# multi-trace database (defaults, csv to /dev/null): real, user and system seconds. User + system
+# is the CPU the query took; real also counts waiting for a shared machine's cores.
 # TRACESQL defaults to build/tracesql. See bench/README.md.
 set -euo pipefail
 
@@ -18,12 +20,14 @@ out="$here/out"
 TRACESQL="${TRACESQL:-$root/build/tracesql}"
 
 copies=1
+single_runs=1
 traces=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --copies) copies="$2"; shift 2 ;;
     --copies=*) copies="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-single) single_runs=0; shift ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_multi.sh: unknown option: $1" >&2; exit 2 ;;
     *) traces+=("$1"); shift ;;
   esac
@@ -49,27 +53,34 @@ t1=$(now)
 multi=$(echo "$t1 - $t0" | bc)
 
 single=0
-for f in "${all[@]}"; do
-  s=$(now)
-  "$TRACESQL" import -q --force "$f" -o "$one"
-  e=$(now)
-  single=$(echo "$single + $e - $s" | bc)
-done
-rm -f "$one"
+if [ "$single_runs" = 1 ]; then
+  for f in "${all[@]}"; do
+    s=$(now)
+    "$TRACESQL" import -q --force "$f" -o "$one"
+    e=$(now)
+    single=$(echo "$single + $e - $s" | bc)
+  done
+  rm -f "$one"
+fi
 
 echo "### multi-trace import: ${#all[@]} traces (${#traces[@]} distinct x $copies)"
 echo
-echo "- one database: **$(printf '%.2f' "$multi") s**; one database each: $(printf '%.2f' "$single") s in all;" \
-     "ratio $(echo "scale=2; $multi / $single" | bc)"
+if [ "$single_runs" = 1 ]; then
+  echo "- one database: **$(printf '%.2f' "$multi") s**; one database each: $(printf '%.2f' "$single") s in all;" \
+       "ratio $(echo "scale=2; $multi / $single" | bc)"
+else
+  echo "- one database: **$(printf '%.2f' "$multi") s**"
+fi
+echo "- $("$TRACESQL" query "$db" 'SELECT count(*) FROM events' --format csv --no-header) events," \
+     "$(du -m "$db" | cut -f1) MB; load average before the queries: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "- $(grep '^stages:' "$out/multi.timings")"
 echo "- $(grep '^views:' "$out/multi.timings" || echo 'views: -')"
 echo
-echo "| bundled query (defaults) | s |"
-echo "|---|---:|"
+echo "| bundled query (defaults) | real s | user s | sys s |"
+echo "|---|---:|---:|---:|"
 "$TRACESQL" queries --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | while IFS= read -r q; do
   [ -n "$q" ] || continue
-  s=$(now)
-  "$TRACESQL" run "$db" "$q" --format csv > /dev/null 2>&1 || true
-  e=$(now)
-  printf '| %s | %.2f |\n' "$q" "$(echo "$e - $s" | bc)"
+  t=$( { TIMEFORMAT='%R %U %S'; time "$TRACESQL" run "$db" "$q" --format csv > /dev/null 2>&1 || true; } 2>&1 )
+  read -r real user sys <<< "$t"
+  printf '| %s | %.2f | %.2f | %.2f |\n' "$q" "$real" "$user" "$sys"
 done

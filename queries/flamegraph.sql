@@ -4,15 +4,20 @@
 -- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 -- param :merge_steps 1 {0|1} — 1: every ProfilerStep#N frame reads 'ProfilerStep#*', so all steps fold into one graph; 0: keep the step numbers
 --
--- Output: one column, folded = 'root;child;...;leaf <value>', one line per distinct call path, in
--- path order. Write a file flamegraph.pl / speedscope read with
---   tracesql run trace.db flamegraph --format tsv --no-header > cpu.folded
+-- format: folded
+--
+-- Output: stack = 'root;child;...;leaf' and value, one row per distinct call path, in path order.
+-- `tracesql run` writes it in the format named above when no --format is given: a folded-stacks
+-- file, one 'stack value' line per row and no header, which flamegraph.pl, inferno and speedscope
+-- read:
+--   tracesql run trace.db flamegraph > cpu.folded
 --   flamegraph.pl cpu.folded > cpu.svg
--- (csv output would quote lines holding commas). In frame names ';' becomes ':', '"' becomes
--- "'", and tabs and line breaks become spaces, so every line stays one well-formed record.
+-- (any other --format writes the two columns as a table). In frame names ';' becomes ':', '"'
+-- becomes "'", and tabs and line breaks become spaces, so every line stays one well-formed record.
 -- Call paths come from stacks (events.stack_id): the names from the thread's root slice down. With
 -- merge_steps the paths are those of stacks.merged_id (every step's copy of a path shares one), so
--- the paths are built once per merged path, not once per step.
+-- the paths are built once per merged path, not once per step. Only the paths with a value and
+-- their ancestors are named (stacks is shared by every trace of the database).
 --   cpu: slices (events with a duration) on host threads (threads.kind = 'cpu'): Python frames,
 --        CPU ops, annotations, runtime calls. Self time of a call path = the summed duration of
 --        its slices minus the summed duration of the slices directly under them (clipped at 0);
@@ -22,13 +27,14 @@
 --        GPU ops without a launch call sit under a '(no launch)' root. Durations are summed, so
 --        ops running concurrently on several streams count fully each.
 WITH
--- cpu mode, one trace: summed duration of the trace's host slices per call path (the one pass over
--- events). Over all traces the import has done this (stacks.cpu_self_ns).
+-- cpu mode, one trace: summed duration of the trace's host slices per call path (read through
+-- events_thread_ts, the trace's host threads only). Over all traces the import has done this
+-- (stacks.cpu_self_ns).
 tot AS MATERIALIZED (
   SELECT e.stack_id AS id, sum(e.dur) AS total
   FROM events AS e
   WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NOT NULL
-    AND +e.thread_id IN (SELECT id FROM threads WHERE kind = 'cpu')
+    AND e.thread_id IN (SELECT id FROM threads WHERE kind = 'cpu' AND trace_id = :trace_id)
     AND e.trace_id = :trace_id
     AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL
   GROUP BY e.stack_id
@@ -41,7 +47,7 @@ child AS MATERIALIZED (
 ),
 -- Self time of each call path with host slices (cpu mode): their summed duration minus that of the
 -- paths directly under it, clipped at 0.
-self AS MATERIALIZED (
+self AS (
   SELECT id, merged_id, cpu_self_ns AS self
   FROM stacks
   WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NULL AND cpu_self_ns IS NOT NULL
@@ -51,79 +57,76 @@ self AS MATERIALIZED (
   JOIN stacks AS s ON s.id = t.id
   LEFT JOIN child AS c ON c.id = t.id
 ),
--- GPU time per (launch call path, GPU op name) (gpu mode only).
-gpu AS MATERIALIZED (
-  SELECT l.stack_id, k.gpu_name, sum(k.gpu_dur) AS value
-  FROM op_kernels AS k
+-- GPU time per (launch call path, GPU op name id) (gpu mode only); no names read per op.
+gpu AS (
+  SELECT l.stack_id, k.name_id, sum(k.gpu_dur) AS value
+  FROM op_kernel_links AS k
   LEFT JOIN events AS l ON l.id = k.launch_event_id
   WHERE coalesce(:mode, 'cpu') = 'gpu' AND (:trace_id IS NULL OR k.trace_id = :trace_id)
-  GROUP BY l.stack_id, k.gpu_name
+  GROUP BY l.stack_id, k.name_id
 ),
--- With merge_steps: the merged call paths (one per stacks.merged_id), named top-down; each frame
--- reads 'ProfilerStep#*' for any step.
-mnodes AS MATERIALIZED (
+-- The values per node of the graph: per merged path (stacks.merged_id) with merge_steps, per path
+-- without; in gpu mode per (node, GPU op name), the name becoming the leaf frame.
+vals AS MATERIALIZED (
+  SELECT merged_id AS id, '' AS leaf, sum(self) AS value
+  FROM self WHERE coalesce(:merge_steps, 1)
+  GROUP BY merged_id
+  UNION ALL
+  SELECT id, '', self FROM self WHERE NOT coalesce(:merge_steps, 1)
+  UNION ALL
+  SELECT s.merged_id, n.name, sum(g.value)
+  FROM gpu AS g
+  LEFT JOIN stacks AS s ON s.id = g.stack_id
+  LEFT JOIN gpu_op_names AS n ON n.id = g.name_id
+  WHERE coalesce(:merge_steps, 1)
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT g.stack_id, n.name, sum(g.value)
+  FROM gpu AS g
+  LEFT JOIN gpu_op_names AS n ON n.id = g.name_id
+  WHERE NOT coalesce(:merge_steps, 1)
+  GROUP BY 1, 2
+),
+-- The nodes named: those with a value and their ancestors (the parent of a merged path: its
+-- parent path's merged_id).
+anc(id) AS (
+  SELECT id FROM vals WHERE value > 0 AND id IS NOT NULL
+  UNION
+  SELECT CASE WHEN coalesce(:merge_steps, 1) THEN p.merged_id ELSE p.id END
+  FROM anc AS a
+  JOIN stacks AS s ON s.id = a.id
+  JOIN stacks AS p ON p.id = s.parent_id
+),
+-- ... with their parent and name; each frame reads 'ProfilerStep#*' for any step with merge_steps.
+nodes AS MATERIALIZED (
   SELECT s.id, p.merged_id AS parent_id,
          CASE WHEN s.name GLOB 'ProfilerStep#*' THEN 'ProfilerStep#*' ELSE coalesce(s.name, '?') END AS name
   FROM stacks AS s
   LEFT JOIN stacks AS p ON p.id = s.parent_id
-  WHERE coalesce(:merge_steps, 1) AND s.merged_id = s.id
+  WHERE coalesce(:merge_steps, 1) AND s.id IN (SELECT id FROM anc)
+  UNION ALL
+  SELECT id, parent_id, coalesce(name, '?')
+  FROM stacks
+  WHERE NOT coalesce(:merge_steps, 1) AND id IN (SELECT id FROM anc)
 ),
-mpaths(id, path) AS (
-  SELECT id, replace(name, ';', ':') FROM mnodes WHERE parent_id IS NULL
+-- The paths, named top-down.
+paths(id, path) AS (
+  SELECT id, replace(name, ';', ':') FROM nodes WHERE parent_id IS NULL
   UNION ALL
   SELECT c.id, p.path || ';' || replace(c.name, ';', ':')
-  FROM mpaths AS p JOIN mnodes AS c ON c.parent_id = p.id
-),
--- ... and the values summed per merged path (and GPU op name).
-mvals AS MATERIALIZED (
-  SELECT merged_id AS id, '' AS leaf, sum(self) AS value
-  FROM self
-  WHERE coalesce(:merge_steps, 1)
-  GROUP BY merged_id
-  UNION ALL
-  SELECT s.merged_id, g.gpu_name, sum(g.value)
-  FROM gpu AS g
-  LEFT JOIN stacks AS s ON s.id = g.stack_id
-  WHERE coalesce(:merge_steps, 1)
-  GROUP BY 1, 2
-),
--- Without merge_steps every call path is its own line: the nodes are the paths with host slices
--- (cpu) or every path (gpu), named top-down.
-nodes AS MATERIALIZED (
-  SELECT s.id, s.parent_id, coalesce(s.name, '?') AS name, x.self
-  FROM self AS x JOIN stacks AS s ON s.id = x.id
-  WHERE NOT coalesce(:merge_steps, 1)
-  UNION ALL
-  SELECT id, parent_id, coalesce(name, '?'), 0 FROM stacks
-  WHERE NOT coalesce(:merge_steps, 1) AND coalesce(:mode, 'cpu') = 'gpu'
-),
-npaths(id, path, self) AS (
-  SELECT id, replace(name, ';', ':'), self FROM nodes WHERE parent_id IS NULL
-  UNION ALL
-  SELECT c.id, p.path || ';' || replace(c.name, ';', ':'), c.self
-  FROM npaths AS p JOIN nodes AS c ON c.parent_id = p.id
-),
-lines(path, leaf, value) AS (
-  SELECT coalesce(p.path, ''), v.leaf, v.value
-  FROM mvals AS v
-  LEFT JOIN mpaths AS p ON p.id = v.id
-  WHERE v.value > 0
-  UNION ALL
-  -- Without merge_steps: one line per node (cpu) or per (launch node, GPU op name) (gpu).
-  SELECT path, '', self FROM npaths WHERE coalesce(:mode, 'cpu') = 'cpu' AND self > 0
-  UNION ALL
-  SELECT coalesce(p.path, ''), g.gpu_name, g.value
-  FROM gpu AS g
-  LEFT JOIN npaths AS p ON p.id = g.stack_id
-  WHERE NOT coalesce(:merge_steps, 1) AND g.value > 0
+  FROM paths AS p JOIN nodes AS c ON c.parent_id = p.id
 )
 -- The GPU op name as the leaf frame; '"' -> "'" and tab/CR/LF -> ' ' (separators in names were
--- turned into ':' above).
+-- turned into ':' above). (paths drives the join: an index on vals, not a copy of every path.)
 SELECT
   replace(replace(replace(replace(
-    CASE WHEN path = '' THEN '(no launch)' ELSE path END
-    || CASE WHEN leaf = '' THEN '' ELSE ';' || replace(leaf, ';', ':') END,
-    '"', ''''), char(9), ' '), char(10), ' '), char(13), ' ')
-  || ' ' || value AS folded
-FROM lines
+    CASE WHEN coalesce(l.path, '') = '' THEN '(no launch)' ELSE l.path END
+    || CASE WHEN l.leaf = '' THEN '' ELSE ';' || replace(coalesce(l.leaf, '?'), ';', ':') END,
+    '"', ''''), char(9), ' '), char(10), ' '), char(13), ' ') AS stack,
+  l.value
+FROM (SELECT p.path, v.leaf, v.value
+      FROM paths AS p CROSS JOIN vals AS v ON v.id = p.id
+      WHERE v.value > 0
+      UNION ALL
+      SELECT NULL, leaf, value FROM vals WHERE id IS NULL AND value > 0) AS l
 ORDER BY 1;

@@ -1,8 +1,8 @@
 -- name: gpu_utilization
 -- description: GPU busy % over time per device: each device's span (first GPU op start to last GPU op end) cut into equal time buckets, with the busy time and the idle time by cause (idle_gaps: host / device / unknown) in each; for plotting.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :buckets 200 — at most this many buckets per device
--- param :min_bucket_ns 1000 — buckets are at least this wide (ns), so a short span gets fewer buckets
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :buckets 200 (integer) — at most this many buckets per device
+-- param :min_bucket_ns 1000 (integer) — buckets are at least this wide (ns), so a short span gets fewer buckets
 --
 -- The bucket width is ceil(span / :buckets) ns (at least :min_bucket_ns); the last bucket ends at
 -- the span's end, so it may be narrower. Per bucket:

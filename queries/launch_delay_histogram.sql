@@ -1,7 +1,7 @@
 -- name: launch_delay_histogram
 -- description: Distribution of launch delays (GPU op start minus the end of its launch call, op_kernel_links.launch_delay) in power-of-ten buckets, per trace: ops and summed delay per bucket.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
--- param :include_memory 1 — 1: kernels, memcpys and memsets; 0: kernels only
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
+-- param :include_memory 1 {0|1} — 1: kernels, memcpys and memsets; 0: kernels only
 --
 -- Buckets (lo_ns inclusive, hi_ns exclusive, NULL = unbounded): '< 0' (the op started before its
 -- launch call returned), '0-1us', '1-10us', '10-100us', '100us-1ms', '1-10ms', '>= 10ms'. GPU ops

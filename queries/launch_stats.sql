@@ -7,10 +7,14 @@
 -- param :delay_cutoff 100000 (number) — ns; a launch delay longer than this is a delay outlier (HTA: 100 us)
 -- param :limit 50 (integer) — number of rows
 --
--- One input row per GPU op with a launch (op_kernels; a CUDA/HIP graph launch counts once per GPU
--- op it ran, with the graph launch call's duration each time). All times integer ns; averages are
--- truncated to integer ns.
---   cpu_*          duration of the launch call (cudaLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, ...)
+-- One input row per GPU op with a launch (op_kernels). A launch call counts once per row it appears
+-- in: a CUDA/HIP graph launch runs many GPU ops from one call, so `launches` (GPU ops) exceeds
+-- `calls` (distinct launch calls) and the cpu_* columns are over the calls, each counted once. With
+-- group 'kernel' a graph launch call appears in the row of each GPU op name it ran. All times
+-- integer ns; averages are truncated to integer ns.
+--   launches       GPU ops launched; calls: distinct launch calls
+--   cpu_*          duration of the launch call (cudaLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, ...),
+--                  over the distinct calls (cpu_avg = cpu_total / calls)
 --   delay_*        launch_delay = GPU start - end of the launch call, signed (negative when the GPU op
 --                  started before the call returned)
 --   queued, queue_avg, queue_max
@@ -20,7 +24,7 @@
 --   total_avg      nsys "total": max(call end, GPU end) - call start
 --   short_kernels  GPU op shorter than its launch call (HTA "short GPU kernels", without HTA's extra
 --                  condition cpu duration <= runtime_cutoff)
---   runtime_outliers  launch calls longer than :runtime_cutoff
+--   runtime_outliers  launch calls (distinct) longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
 WITH nm AS MATERIALIZED (             -- a number per distinct GPU op name (gpu_op_names numbers
   SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs): grouping by it is
@@ -31,7 +35,17 @@ l AS (                                -- one row per GPU op with a launch, with 
     k.trace_id,
     lc.name AS launch_name,
     CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nm.nid END AS gpu_nid,
-    k.launch_event_id,
+    -- call_dur: the launch call's duration on the first GPU op (lowest id) of the call in its row,
+    -- NULL on the others, so that a call counts once. Only a graph launch has earlier ops
+    -- (op_kernel_links_launch: one seek per op).
+    CASE WHEN NOT EXISTS (
+           SELECT 1 FROM op_kernel_links AS e
+           WHERE e.launch_event_id = k.launch_event_id AND e.gpu_event_id < k.gpu_event_id
+             AND (coalesce(:include_memory, 1) OR e.gpu_kind = 'kernel')
+             AND (coalesce(:group, 'kernel') = 'api'
+                  OR (SELECT g.name FROM gpu_op_names AS g WHERE g.id = e.name_id)
+                     IS (SELECT g.name FROM gpu_op_names AS g WHERE g.id = k.name_id)))
+         THEN k.launch_dur END AS call_dur,
     k.launch_dur AS cpu_dur,
     k.gpu_dur,
     k.launch_delay AS delay,
@@ -43,14 +57,15 @@ l AS (                                -- one row per GPU op with a launch, with 
   WHERE k.launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
     AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
+  LIMIT -1                            -- (not flattened into agg: call_dur computed once per row)
 ),
 agg AS (
   SELECT
     trace_id, launch_name, gpu_nid,
     count(*) AS launches,
-    count(DISTINCT launch_event_id) AS calls,
-    sum(cpu_dur) AS cpu_total,
-    sum(cpu_dur) / count(*) AS cpu_avg,
+    count(call_dur) AS calls,
+    sum(call_dur) AS cpu_total,
+    sum(call_dur) / count(call_dur) AS cpu_avg,
     min(cpu_dur) AS cpu_min,
     max(cpu_dur) AS cpu_max,
     sum(gpu_dur) / count(*) AS gpu_avg,
@@ -66,7 +81,7 @@ agg AS (
     max(s2s) AS s2s_max,
     sum(total) / count(*) AS total_avg,
     sum(gpu_dur < cpu_dur) AS short_kernels,
-    sum(cpu_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
+    sum(call_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
     sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
   FROM l
   GROUP BY trace_id, launch_name, gpu_nid

@@ -34,18 +34,29 @@ ev AS NOT MATERIALIZED (
          CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
   FROM mem AS m
 ),
--- Per device (memory_devices: its events, span, and whether totals are missing), one scan of its
--- events for the maxima (no sort; +: no automatic index on the events) into a JSON array; they
--- are read from it when they are integers (exact), else scanned for again.
+-- Per device (memory_devices: its events, span, and whether totals are missing), the maxima of
+-- its events into a JSON array, from one scan of the events grouped by device (a scan per device
+-- grows with the square of the traces in the database); they are read from it when they are
+-- integers (exact), else scanned for again.
+maxima AS MATERIALIZED (
+  SELECT trace_id, device_type, device_id,
+         json_array(max(allocated), max(total_reserved),
+                    max(typeof(allocated) = 'real' OR typeof(total_reserved) = 'real')) AS st
+  FROM (SELECT m.trace_id, m.device_type, m.device_id, m.total_reserved,
+               CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated ELSE c.allocated END
+                 AS allocated         -- (as ev's, cum joined: looked up through an index)
+        FROM mem AS m
+        LEFT JOIN cum AS c ON c.id = m.id
+        WHERE :trace_id IS NULL OR m.trace_id = :trace_id)
+  GROUP BY trace_id, device_type, device_id
+),
 dev_scan AS MATERIALIZED (
   SELECT d.trace_id, d.device_type, d.device_id, d.events, d.first_ts, d.last_ts,
          CASE WHEN d.without_total > 0 THEN 'cumulative' ELSE 'trace' END AS source,
-         (SELECT json_array(max(e.allocated), max(e.total_reserved),
-                            max(typeof(e.allocated) = 'real' OR typeof(e.total_reserved) = 'real'))
-          FROM ev AS e
-          WHERE +e.trace_id = d.trace_id AND +e.device_type IS d.device_type
-            AND +e.device_id IS d.device_id) AS st
+         coalesce(m.st, json_array(NULL, NULL, NULL)) AS st
   FROM memory_devices AS d
+  LEFT JOIN maxima AS m
+    ON m.trace_id = d.trace_id AND m.device_type IS d.device_type AND m.device_id IS d.device_id
   WHERE :trace_id IS NULL OR d.trace_id = :trace_id
 ),
 per_device AS MATERIALIZED (
@@ -66,9 +77,9 @@ cand AS MATERIALIZED (
   SELECT d.trace_id, d.device_type, d.device_id, e.id, e.ts, e.bytes, e.allocated,
          e.total_reserved, e.cpu_op_id, e.step,
          e.allocated = d.peak_allocated AS at_peak, e.ts = d.t0 AS at_first, e.ts = d.t1 AS at_last
-  FROM ev AS e
+  FROM ev AS e                        -- (the events scanned once, each one's device looked up)
   CROSS JOIN per_device AS d
-  WHERE +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
+  WHERE d.trace_id = e.trace_id AND d.device_type IS e.device_type AND d.device_id IS e.device_id
     AND (e.allocated = d.peak_allocated OR e.ts = d.t0 OR e.ts = d.t1)
 ),
 -- The earliest (then lowest id) of each kind is kept (what = 1 peak, 2 first, 3 last: the

@@ -40,10 +40,11 @@ cum AS MATERIALIZED (                  -- the running sums (only devices with ev
   SELECT m.id,
          sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
                             ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING) AS allocated
-  FROM dev AS d
-  CROSS JOIN memory_events AS m       -- dev first: no scan at all when every event has its total
-  WHERE d.without_total > 0 AND m.total_allocated IS NULL
-    AND +m.trace_id = d.trace_id AND +m.device_type IS d.device_type AND +m.device_id IS d.device_id
+  FROM memory_events AS m             -- the events scanned once (not at all when every event has
+  CROSS JOIN dev AS d                 -- its total: the constant test first), the device looked up
+  WHERE (SELECT max(without_total) FROM dev) > 0
+    AND d.without_total > 0 AND m.total_allocated IS NULL
+    AND d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
 ),
 alloc AS NOT MATERIALIZED (
   SELECT m.id, m.trace_id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, m.device_type, m.device_id,
@@ -55,20 +56,21 @@ alloc AS NOT MATERIALIZED (
 -- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
 -- last event falls in bucket nb-1).
 keyed AS MATERIALIZED (
-  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, a.source,
+  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, a.source, d.k,
          d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
                                               ELSE 0 END) AS key
   FROM alloc AS a
-  CROSS JOIN dev AS d                 -- scan the events once; the few devices: a loop per event
-  WHERE +d.trace_id = a.trace_id AND +d.device_type IS a.device_type AND +d.device_id IS a.device_id
+  CROSS JOIN dev AS d                 -- scan the events once, each one's device through an index
+  WHERE (SELECT max(nb) FROM dev) > 0
+    AND d.trace_id = a.trace_id AND d.device_type IS a.device_type AND d.device_id IS a.device_id
     AND d.nb > 0
 ),
 per_bucket AS MATERIALIZED (
-  SELECT key, count(*) AS events, sum(bytes) AS bytes,
+  SELECT key, k, count(*) AS events, sum(bytes) AS bytes,
          max(allocated) AS allocated_max, max(total_reserved) AS reserved_max,
          max(ts) AS last_ts, min(source) AS source
   FROM keyed
-  GROUP BY key
+  GROUP BY key, k                     -- (k: the device, one per key)
 ),
 cand AS (                             -- the events that may be a bucket's last or its first maximum
   SELECT b.key, b.id, b.ts, b.allocated, b.total_reserved, b.cpu_op_id,
@@ -95,10 +97,11 @@ rows AS (
     e.trace_id, e.device_type, e.device_id, e.ts, NULL AS end_ts, 1 AS events, e.bytes,
     e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
     e.total_reserved AS reserved_max, e.cpu_op_id AS op_id, e.source, e.id AS sort_id
-  FROM dev AS d
-  CROSS JOIN alloc AS e               -- dev first: no scan when every device is bucketed
-  WHERE d.nb = 0
-    AND +d.trace_id = e.trace_id AND +d.device_type IS e.device_type AND +d.device_id IS e.device_id
+  FROM alloc AS e                     -- the events scanned once (not at all when every device is
+  CROSS JOIN dev AS d                 -- bucketed: the constant test first), the device looked up
+  WHERE (SELECT min(nb) FROM dev) = 0
+    AND d.nb = 0
+    AND d.trace_id = e.trace_id AND d.device_type IS e.device_type AND d.device_id IS e.device_id
   UNION ALL
   -- One row per non-empty bucket.
   SELECT
@@ -108,7 +111,7 @@ rows AS (
     m.events, m.bytes, l.allocated, m.allocated_max, l.total_reserved, m.reserved_max,
     f.cpu_op_id, m.source, m.key
   FROM per_bucket AS m
-  JOIN dev AS d ON m.key / d.nb = d.k
+  JOIN dev AS d ON d.k = m.k          -- (by the device number: a lookup, not a loop over devices)
   JOIN last AS l ON l.key = m.key
   LEFT JOIN first_max AS f ON f.key = m.key
 )

@@ -1,6 +1,6 @@
 -- name: overview
 -- description: One row per trace and GPU device: the file, rank, device (name, memory, SMs from the trace header), trace and GPU spans, steps, GPU ops, and GPU busy time and % of the span.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 --
 -- A trace without GPU ops gives one row with device NULL. Columns:
 --   trace_id, file (traces.path), rank, world_size, events (traces.event_count)

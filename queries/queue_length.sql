@@ -1,36 +1,51 @@
 -- name: queue_length
--- description: Launched-but-not-started GPU ops per stream over time (HTA trace_counters queue length): per stream its maximum, time-weighted and per-change means and time with a full queue, or the step series itself.
--- param :mode summary {summary|series} — 'summary': one row per (trace, device, stream); 'series': one row per change of the queue length
+-- description: Launched-but-not-started GPU work per stream (HTA trace_counters queue length), a CUDA/HIP graph launch counting once: per stream its maximum, time-weighted and per-change means and time with a full queue (the series itself: queue_series).
 -- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 -- param :max_queue 1024 (integer) — queue length counted as full (CUDA's per-stream launch queue; HTA's CUDA_MAX_LAUNCH_QUEUE_PER_STREAM)
+-- param :graph_nodes 0 {0|1} — 0: a CUDA/HIP graph launch is one queue entry per stream it runs on; 1: one entry per GPU op it runs (every graph node, HTA's counting)
 --
--- Definition (HTA): +1 at the START of the launch call of each GPU op (kernel, memcpy, memset),
--- -1 at the GPU op's start, per (trace, device, stream); the queue length is the running sum, a
--- step function holding its value until the next change. GPU ops without a launch call are left
--- out (nothing says when they were queued). A CUDA/HIP graph launch adds one per GPU op it runs,
--- all at the graph launch call's start (HTA asserts launches and GPU ops are 1:1 and fails there).
--- At equal times the +1s are applied before the -1s.
+-- Definition (HTA): per (trace, device, stream), +1 at the START of the launch call of each queue
+-- entry, -1 when the entry starts on the GPU; the queue length is the running sum, a step function
+-- holding its value until the next change. An entry is a GPU op (kernel, memcpy, memset) with its
+-- own launch call, or a CUDA/HIP graph launch (one launch call that ran several GPU ops: the call's
+-- correlation id is on all of them): the device queue holds the graph launch as one entry, which
+-- leaves it when the graph's first GPU op on the stream starts. With :graph_nodes 1 every GPU op of
+-- the graph is an entry of its own, all added at the graph launch call's start (more than the
+-- queue can hold: HTA asserts launches and GPU ops are 1:1 and leaves graph ops out). GPU ops
+-- without a launch call are left out (nothing says when they were queued). At equal times the +1s
+-- are applied before the -1s. The step function itself: queue_series (same definition).
 --
--- The file has two statements, so two result sets: the summary (rows only in mode 'summary') and
--- the series (rows only in mode 'series'); the other one comes back empty.
---
--- Result set 1, mode 'summary':
 --   ops            GPU ops counted on the stream
+--   entries        queue entries: ops, a graph launch counting once (ops with :graph_nodes 1)
 --   max_queue      largest queue length
---   avg_queue      time-weighted mean over [first launch, last GPU op start] of the stream
---   hta_mean_queue unweighted mean over the 2 x ops change points (HTA's describe(): a mean over
+--   avg_queue      time-weighted mean over [first launch, last entry start] of the stream
+--   hta_mean_queue unweighted mean over the 2 x entries change points (HTA's describe(): a mean over
 --                  rows, not over time)
---   span_ns        first launch .. last GPU op start on the stream
+--   span_ns        first launch .. last entry start on the stream
 --   full_ns        time with queue_length >= :max_queue (HTA get_time_spent_blocked_on_full_queue;
 --                  HTA reports only one stream per rank there, a bug)
 --   full_pct       full_ns as a share of the trace's duration (traces.end_ts - start_ts), as HTA
--- Result set 2, mode 'series':
---   ts             time of a change (ns)
---   queue_length   after every change at ts
---   hold_ns        until the next change on the stream; NULL at the last one
-WITH stats AS (
+WITH
+-- Launch calls that ran more than one GPU op (graph launches), unless :graph_nodes 1. The
+-- op_kernel_links_launch index holds them in order: no sort.
+shared AS MATERIALIZED (
+  SELECT launch_event_id AS id
+  FROM op_kernel_links
+  WHERE launch_event_id IS NOT NULL AND NOT coalesce(:graph_nodes, 0)
+  GROUP BY launch_event_id
+  HAVING count(*) > 1
+),
+-- The streams they run on: their entries are not the GPU ops, so op_kernel_links.queue (counted per
+-- GPU op) does not apply there and their changes are walked below.
+gstreams AS MATERIALIZED (
+  SELECT DISTINCT l.trace_id, l.device, l.stream
+  FROM shared AS s
+  JOIN op_kernel_links AS l ON l.launch_event_id = s.id
+  WHERE :trace_id IS NULL OR l.trace_id = :trace_id
+),
+stats AS (
   -- Per stream, from op_kernel_links.queue (the queue length as each launch call starts, computed
-  -- at import):
+  -- at import, one entry per GPU op):
   --   the maximum is reached at a +1 (a -1 lowers q);
   --   sum of q over all N = 2n changes = 2 x (sum of q over the +1s) - n: with A(p) the +1s among
   --     the first p changes, q(p) = 2 A(p) - p; sum A(p) over all p counts each +1 once per change
@@ -38,8 +53,10 @@ WITH stats AS (
   --   sum(wait) = sum of q x hold over the changes = time-weighted mean x span;
   --   span = first .. last change (NULL times left out): the ops' earliest and latest launch or
   --     start (lo, hi).
+  -- On the streams of gstreams these are replaced by the walk's (wstats).
   SELECT trace_id, device, stream,
          count(*) AS ops,
+         count(*) AS entries,
          max(queue) AS max_queue,
          sum(queue) AS sum_q,
          sum(gpu_ts - launch_ts) AS wait_ns,
@@ -50,15 +67,15 @@ WITH stats AS (
   FROM op_kernel_links
   WHERE launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND coalesce(:mode, 'summary') = 'summary'
   GROUP BY trace_id, device, stream
 ),
 parts AS MATERIALIZED (
-  -- Time at or above :max_queue needs the changes themselves, in order: only for the streams whose
-  -- queue reaches it (none with the default 1024 in the traces seen; every stream when
-  -- :max_queue <= 0, as the queue can be negative where a GPU op starts before its launch call).
-  -- They are numbered in output order (pidx). Each gets sort keys of its own, base ..
-  -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
+  -- The streams whose changes are walked, in order: those of gstreams, and those whose queue
+  -- reaches :max_queue (time at or above it needs the changes themselves; none with the default
+  -- 1024 in the traces seen; every stream when :max_queue <= 0, as the queue can be negative where
+  -- a GPU op starts before its launch call). They are numbered in output order (pidx). Each gets
+  -- sort keys of its own, base .. base + stride - 1, stride being 2 x (its trace's duration + 2)
+  -- (ok: all of them fit in 63 bits).
   SELECT trace_id, device, stream, t0, stride, ok,
          row_number() OVER o AS pidx,
          coalesce(sum(CASE WHEN ok THEN stride END)
@@ -68,32 +85,61 @@ parts AS MATERIALIZED (
                total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
         FROM stats AS s
         JOIN traces AS t ON t.id = s.trace_id
-        WHERE s.max_queue >= coalesce(:max_queue, 1024) OR coalesce(:max_queue, 1024) <= 0)
+        WHERE s.max_queue >= coalesce(:max_queue, 1024) OR coalesce(:max_queue, 1024) <= 0
+           OR EXISTS (SELECT 1 FROM gstreams AS g
+                      WHERE g.trace_id = s.trace_id AND g.device IS s.device AND g.stream IS s.stream))
   WINDOW o AS (ORDER BY trace_id, device, stream)
 ),
-d AS (
-  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
-  -- order (stream, time with a NULL time first, +1 before -1 at equal times) as one integer, which
-  -- sorts fast: base + 2 x (ts - trace start + 1, 0 for NULL) + (1 for a -1); as text in the same
-  -- order where the keys do not fit. rel: the change's time relative to the trace start.
-  SELECT p.pidx, e.delta,
-         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 AS rel,
-         CASE WHEN p.ok
-              THEN p.base + 2 * coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0)
-                   + (e.delta < 0)
-              ELSE printf('%010d %020d %d', p.pidx,
-                          coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0),
-                          e.delta < 0) END AS k
+entries AS (
+  -- The queue entries of the walked streams: a GPU op, or a graph launch's GPU ops on the stream
+  -- (one launch call, so one launch time; the entry starts with the first of them).
+  SELECT p.pidx, 1 AS ops, l.launch_ts, l.gpu_ts
   FROM op_kernel_links AS l
   JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
   WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
+    AND l.launch_event_id NOT IN (SELECT id FROM shared)
+  UNION ALL
+  SELECT p.pidx, count(*), l.launch_ts, min(l.gpu_ts)
+  FROM shared AS s
+  JOIN op_kernel_links AS l ON l.launch_event_id = s.id
+  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
+  WHERE :trace_id IS NULL OR l.trace_id = :trace_id
+  GROUP BY p.pidx, s.id
 ),
-running AS (
+d AS (
+  -- One +1 (launch call start) and one -1 (entry start) per entry. k puts them in order (stream,
+  -- time with a NULL time first, +1 before -1 at equal times) as one integer, which sorts fast:
+  -- base + 2 x (ts - trace start + 1, 0 for NULL) + (1 for a -1); as text in the same order where
+  -- the keys do not fit. rel: the change's time relative to the trace start.
+  SELECT x.pidx, e.delta,
+         CASE WHEN e.delta = 1 THEN x.launch_ts ELSE x.gpu_ts END - p.t0 AS rel,
+         CASE WHEN p.ok
+              THEN p.base + 2 * coalesce(CASE WHEN e.delta = 1 THEN x.launch_ts ELSE x.gpu_ts END - p.t0 + 1, 0)
+                   + (e.delta < 0)
+              ELSE printf('%010d %020d %d', p.pidx,
+                          coalesce(CASE WHEN e.delta = 1 THEN x.launch_ts ELSE x.gpu_ts END - p.t0 + 1, 0),
+                          e.delta < 0) END AS k
+  FROM entries AS x
+  JOIN parts AS p ON p.pidx = x.pidx
+  CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
+),
+running AS MATERIALIZED (
   -- Queue length q after each change, in k order. Every stream's changes add up to 0, so a running
   -- sum over all streams in turn is each stream's own.
   SELECT pidx, delta, rel, sum(delta) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) AS q
   FROM d
+),
+wstats AS (
+  -- The walked streams' own figures (as stats, over entries).
+  SELECT x.pidx, x.ops, x.entries, x.wait_ns, x.lo, x.hi, r.max_queue, r.sum_q
+  FROM (SELECT pidx, sum(ops) AS ops, count(*) AS entries, sum(gpu_ts - launch_ts) AS wait_ns,
+               min(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
+                        ELSE min(launch_ts, gpu_ts) END) AS lo,
+               max(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
+                        ELSE max(launch_ts, gpu_ts) END) AS hi
+        FROM entries GROUP BY pidx) AS x
+  JOIN (SELECT pidx, max(q) AS max_queue, sum(CASE WHEN delta = 1 THEN q END) AS sum_q
+        FROM running GROUP BY pidx) AS r ON r.pidx = x.pidx
 ),
 crossings AS (
   -- Time at or above :max_queue = sum over the crossings of (ts - t0) going below, minus (ts - t0)
@@ -109,11 +155,20 @@ crossings AS (
   GROUP BY pidx
 ),
 full AS (
-  SELECT s.*,
-         coalesce(c.s, 0) - coalesce((s.lo - p.t0) * c.n_null, 0)
-         + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN s.hi - s.lo ELSE 0 END AS full_ns
+  SELECT s.trace_id, s.device, s.stream,
+         coalesce(w.ops, s.ops) AS ops,
+         coalesce(w.entries, s.entries) AS entries,
+         coalesce(w.max_queue, s.max_queue) AS max_queue,
+         coalesce(w.sum_q, s.sum_q) AS sum_q,
+         coalesce(w.wait_ns, s.wait_ns) AS wait_ns,
+         coalesce(w.lo, s.lo) AS lo,
+         coalesce(w.hi, s.hi) AS hi,
+         coalesce(c.s, 0) - coalesce((coalesce(w.lo, s.lo) - p.t0) * c.n_null, 0)
+         + CASE WHEN 0 >= coalesce(:max_queue, 1024) THEN coalesce(w.hi, s.hi) - coalesce(w.lo, s.lo)
+                ELSE 0 END AS full_ns
   FROM stats AS s
   LEFT JOIN parts AS p ON p.trace_id = s.trace_id AND p.device IS s.device AND p.stream IS s.stream
+  LEFT JOIN wstats AS w ON w.pidx = p.pidx
   LEFT JOIN crossings AS c ON c.pidx = p.pidx
 )
 SELECT
@@ -121,75 +176,13 @@ SELECT
   f.device,
   f.stream,
   f.ops,
+  f.entries,
   f.max_queue,
   round(1.0 * f.wait_ns / nullif(f.hi - f.lo, 0), 3) AS avg_queue,
-  round(1.0 * (2 * f.sum_q - f.ops) / (2 * f.ops), 3) AS hta_mean_queue,
+  round(1.0 * (2 * f.sum_q - f.entries) / (2 * f.entries), 3) AS hta_mean_queue,
   f.hi - f.lo AS span_ns,
   f.full_ns,
   round(100.0 * f.full_ns / nullif(t.end_ts - t.start_ts, 0), 3) AS full_pct
 FROM full AS f
 JOIN traces AS t ON t.id = f.trace_id
 ORDER BY f.trace_id, f.device, f.stream;
-
--- Result set 2: the step function. Only the last change at each ts is kept (the earlier ones at
--- the same ts hold for 0 ns).
-WITH parts AS MATERIALIZED (
-  -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
-  -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
-  SELECT trace_id, device, stream, t0, stride, ok,
-         row_number() OVER o AS pidx,
-         coalesce(sum(CASE WHEN ok THEN stride END)
-                    OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS base
-  FROM (SELECT s.trace_id, s.device, s.stream, t.start_ts AS t0,
-               2 * (t.end_ts - t.start_ts + 2) AS stride,
-               total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
-        FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
-              WHERE launch_event_id IS NOT NULL
-                AND (:trace_id IS NULL OR trace_id = :trace_id)
-                AND coalesce(:mode, 'summary') = 'series') AS s
-        JOIN traces AS t ON t.id = s.trace_id)
-  WINDOW o AS (ORDER BY trace_id, device, stream)
-),
-d AS (
-  -- One +1 (launch call start) and one -1 (GPU op start) per GPU op with a launch. k puts them in
-  -- order (stream, time, +1 before -1 at equal times) as one integer, which sorts fast:
-  -- base + 2 x (ts - trace start) + (1 for a -1); as text in the same order where keys do not fit.
-  SELECT p.pidx, e.delta,
-         CASE WHEN p.ok
-              THEN p.base + 2 * coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0)
-                   + (e.delta < 0)
-              ELSE printf('%010d %020d %d', p.pidx,
-                          coalesce(CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END - p.t0 + 1, 0),
-                          e.delta < 0) END AS k,
-         CASE WHEN e.delta = 1 THEN l.launch_ts ELSE l.gpu_ts END AS ts, p.base + p.stride AS k_end
-  FROM op_kernel_links AS l
-  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  CROSS JOIN (SELECT 1 AS delta UNION ALL SELECT -1) AS e
-  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
-),
-running AS (
-  -- Walked from the end (k descending): the rows already seen are the later changes. As every op
-  -- adds +1 and -1, the queue length after a change is minus the sum of the later changes of its
-  -- stream (of all streams after it: those add up to 0), and the next change is the smallest later
-  -- k (nk), on the same stream if below the stream's last key (k_end).
-  SELECT pidx, k, ts, k_end,
-         -coalesce(sum(delta) OVER w, 0) AS queue_length,
-         min(k) OVER w AS nk
-  FROM d
-  WINDOW w AS (ORDER BY k DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-series AS (                           -- a NULL time holds for NULL
-  SELECT pidx, k, ts, queue_length,
-         CASE WHEN ts IS NULL THEN NULL
-              WHEN typeof(k) = 'integer' THEN CASE WHEN nk < k_end THEN nk / 2 - k / 2 END
-              WHEN substr(nk, 1, 10) = substr(k, 1, 10)
-              THEN CAST(substr(nk, 12, 20) AS INTEGER) - CAST(substr(k, 12, 20) AS INTEGER) END AS hold_ns
-  FROM running
-)
-SELECT p.trace_id, p.device, p.stream, s.ts, s.queue_length, s.hold_ns
-FROM series AS s
-JOIN parts AS p ON p.pidx = s.pidx
-WHERE s.hold_ns IS NOT 0
-ORDER BY CASE WHEN s.ts IS NULL        -- (a stream's NULL times, first, tie as in ORDER BY ts)
-              THEN CASE WHEN typeof(s.k) = 'integer' THEN s.k - s.k % 2 ELSE substr(s.k, 1, 32) || '0' END
-              ELSE s.k END;

@@ -1,6 +1,6 @@
 -- name: step_summary
 -- description: Step time per trace: number of ProfilerSteps and the minimum, median, mean and maximum of their GPU windows (as step_breakdown's window_ns), with the slowest step, so a slow or jittery step stands out.
--- param :trace_id NULL — only this trace (traces.id); all traces when NULL
+-- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 --
 -- A step's time is its window (step_windows: from its CPU start, or the previous window's end if
 -- later, to the later of its CPU end and the end of the last GPU op it launched). Steps whose

@@ -35,31 +35,34 @@ WITH calls AS (
            WHEN (r.name GLOB 'cudaMemset*' OR r.name GLOB 'hipMemset*' OR r.name GLOB 'cuMemset*')
              AND r.name NOT LIKE '%async%' THEN 'memset'
            WHEN r.name LIKE '%memcpy%async%'
-             AND EXISTS (SELECT 1 FROM op_kernels AS k
+             AND EXISTS (SELECT 1 FROM op_kernel_links AS k  -- (the name by name_id: no event read)
+                          JOIN gpu_op_names AS n ON n.id = k.name_id
                           WHERE k.launch_event_id = r.id AND k.gpu_kind = 'memcpy'
-                            AND k.gpu_name LIKE '%pageable%') THEN 'memcpy_pageable'
+                            AND n.name LIKE '%pageable%') THEN 'memcpy_pageable'
          END AS sync_kind
   FROM runtime_calls AS r
   WHERE r.dur IS NOT NULL AND r.dur >= coalesce(:min_dur, 0)
     AND (:trace_id IS NULL OR r.trace_id = :trace_id)
 ),
-syncs AS (
+syncs AS MATERIALIZED (               -- the :limit longest: only those need their idle overlap
   SELECT * FROM calls WHERE sync_kind IS NOT NULL
+  ORDER BY dur DESC, trace_id, ts, id
+  LIMIT coalesce(:limit, 100)
 ),
-devices AS (                          -- the devices with idle gaps, per trace
-  SELECT DISTINCT trace_id, device FROM idle_gaps
-),
-max_gap AS (                          -- lets the overlap search use the (trace, device, ts) index
-  SELECT coalesce(max(dur), 0) AS d FROM idle_gaps
+devices AS (                          -- per trace and device with idle gaps, the longest gap: lets
+  SELECT trace_id, device, max(dur) AS max_gap  -- the overlap search use the (trace, device, ts)
+  FROM idle_gaps                                 -- index over a window that one long gap in
+  WHERE trace_id IN (SELECT trace_id FROM syncs) -- another trace does not widen
+  GROUP BY trace_id, device
 ),
 idle AS (
   SELECT s.id,
          sum(max(0, min(g.end_ts, s.ts + s.dur) - max(g.ts, s.ts))) AS idle_ns
-  FROM syncs AS s
-  JOIN devices AS d ON d.trace_id = s.trace_id
-  JOIN idle_gaps AS g
+  FROM syncs AS s                     -- (CROSS JOIN: per call, per device, a range of gaps)
+  CROSS JOIN devices AS d ON d.trace_id = s.trace_id
+  CROSS JOIN idle_gaps AS g
     ON g.trace_id = d.trace_id AND g.device IS d.device
-   AND g.ts < s.ts + s.dur AND g.ts >= s.ts - (SELECT d FROM max_gap)
+   AND g.ts < s.ts + s.dur AND g.ts >= s.ts - d.max_gap
   GROUP BY s.id
 )
 SELECT

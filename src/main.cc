@@ -15,7 +15,7 @@ namespace {
 using namespace tracesql;
 
 void AddOutputFlags(CLI::App* app, cli::OutputFlags& f) {
-  app->add_option("--format", f.format, "Output format: " + OutputModeList() + " (default: box on a terminal, csv otherwise)");
+  app->add_option("--format", f.format, "Output format: " + OutputModeList() + " (default: the query's own format for run, else box on a terminal, csv otherwise)");
   app->add_option("--null", f.null_text, "Text shown for NULL (default: empty)");
   app->add_flag("--no-header", f.no_header, "Leave out the column names");
 }

@@ -9,6 +9,7 @@
 // SQL applies it with coalesce), an optional kind, then the meaning after an em dash, "--" or "-". The
 // kind is "(integer)", "(number)" or "{a|b|...}" (the allowed values); a value given for the parameter
 // that is not of its kind is an error (CheckParamValues). Without a kind any value is taken.
+//   -- format: folded        (optional: the output format `tracesql run` uses when --format is not given)
 // Its name is the file name without ".sql". A user file shadows a bundled one of the same name.
 #ifndef TRACESQL_QUERIES_H_
 #define TRACESQL_QUERIES_H_
@@ -37,6 +38,7 @@ struct QueryFile {
   std::string name;         // file name without .sql
   std::string description;  // from "-- description:"; empty when absent
   std::vector<QueryParamDoc> params;
+  std::string format;       // from "-- format:" (an output mode name); empty when absent
   std::string text;         // the whole file
   bool builtin = false;     // embedded in the binary
   std::string path;         // the file for a user query; "queries/NAME.sql" for a bundled one
@@ -45,7 +47,7 @@ struct QueryFile {
   std::string Source() const { return builtin ? "builtin:" + name : path; }
 };
 
-// Reads the header comment lines at the top of text into q (description, params; "-- name:" is
+// Reads the header comment lines at the top of text into q (description, params, format; "-- name:" is
 // checked by tests, not used: the file name is the name). Lines that are not header keys are ignored.
 void ParseQueryHeader(std::string_view text, QueryFile* q);
 

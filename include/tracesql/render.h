@@ -1,4 +1,4 @@
-// Rendering query results: csv, tsv, json, jsonl, markdown, box, table, line.
+// Rendering query results: csv, tsv, json, jsonl, markdown, box, table, line, folded.
 // The renderer knows nothing about the shell: `tracesql query --format json` and `.mode json` run the
 // same code.
 #ifndef TRACESQL_RENDER_H_
@@ -15,7 +15,7 @@
 
 namespace tracesql {
 
-enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kBar };
+enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kBar, kFolded };
 
 // One row per output mode: its name and what it writes. `.help`, `--help` and docs iterate this.
 struct OutputModeInfo {
@@ -33,6 +33,8 @@ inline constexpr OutputModeInfo kOutputModes[] = {
     {OutputMode::kMarkdown, "markdown", "GitHub-flavoured Markdown table"},
     {OutputMode::kLine, "line", "one 'column = value' line per column, blank line between rows"},
     {OutputMode::kBar, "bar", "horizontal bars of the last numeric column (a sparkline per series for a time series)"},
+    {OutputMode::kFolded, "folded",
+     "a row's values joined by spaces, no header, no quoting: folded stacks ('a;b;c 42') for flamegraph.pl"},
 };
 
 // "box" -> kBox, ... ("md" is accepted for markdown). nullopt for an unknown name.

@@ -118,9 +118,12 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   for (const auto& p : q->params) known.insert(p.name);
   CheckParamsKnown(params, known, q->name);
   CheckParamValues(*q, params);
+  OutputFlags query_out = out;  // no --format: the query's own ("-- format: folded"), if it names one
+  if (query_out.format.empty()) query_out.format = q->format;
+  ResolveOutput(query_out);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
-  Execute(db, q->text, SqlSource{q->Source(), 1}, params, out);
+  Execute(db, q->text, SqlSource{q->Source(), 1}, params, query_out);
   return 0;
 }
 

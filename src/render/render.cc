@@ -440,7 +440,7 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
   if (o.mode == OutputMode::kBar) return RenderBars(stmt, o, names, step, out);
   int64_t rows = 0;
   const bool streaming = o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv || o.mode == OutputMode::kJsonl ||
-                         o.mode == OutputMode::kLine || o.mode == OutputMode::kJson;
+                         o.mode == OutputMode::kLine || o.mode == OutputMode::kJson || o.mode == OutputMode::kFolded;
   if (streaming) {
     char sep = o.mode == OutputMode::kTsv ? '\t' : ',';
     if ((o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv) && o.header && ncol > 0) {
@@ -479,6 +479,13 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
           if (o.mode == OutputMode::kJsonl) out += '\n';
           break;
         }
+        case OutputMode::kFolded:  // one record per line: values on one line, split by spaces only
+          for (int i = 0; i < ncol; ++i) {
+            if (i) out += ' ';
+            out += OneLine(CellText(row[static_cast<size_t>(i)], o));
+          }
+          out += '\n';
+          break;
         default:  // line
           if (rows) out += '\n';
           for (int i = 0; i < ncol; ++i) {

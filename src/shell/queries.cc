@@ -141,6 +141,8 @@ void ParseQueryHeader(std::string_view text, QueryFile* q) {
     } else if (StartsWith(body, "param ") || StartsWith(body, "param:")) {
       QueryParamDoc p = ParseParamLine(body.substr(6));
       if (!p.name.empty()) q->params.push_back(std::move(p));
+    } else if (StartsWith(body, "format:")) {
+      q->format = std::string(Trim(body.substr(7)));
     }
   }
 }

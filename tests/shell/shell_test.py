@@ -28,7 +28,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-FORMATS = ['box', 'table', 'csv', 'tsv', 'json', 'jsonl', 'markdown', 'line']
+FORMATS = ['box', 'table', 'csv', 'tsv', 'json', 'jsonl', 'markdown', 'line', 'folded']
 SKIP = 77
 
 
@@ -778,8 +778,26 @@ def test_pty(ctx):
         os.close(fd)
 
 
+def result_sets(fmt, out):
+    """How many result sets out holds, as far as fmt shows it (None: fmt cannot tell)."""
+    if fmt == 'json':
+        return len(json_documents(out))
+    if fmt in ('csv', 'tsv'):
+        # One header, then rows of as many fields; a second result set starts with a blank line.
+        rows = list(csv.reader(io.StringIO(out, newline=''), delimiter=',' if fmt == 'csv' else '\t'))
+        return 0 if not rows else 1 + sum(1 for r in rows[1:] if len(r) != len(rows[0]))
+    if fmt == 'jsonl':
+        return len({tuple(json.loads(l)) for l in out.split('\n') if l}) if out else None  # (no rows)
+    if fmt == 'box':
+        return sum(1 for l in out.split('\n') if l.startswith('\u250c'))
+    if fmt == 'markdown':
+        return sum(1 for l in out.split('\n') if re.fullmatch(r'\|( :?-+:? \|)+', l))
+    return None
+
+
 def test_bundled(ctx):
-    """Every bundled query prepares against a real database; skipped while a view it needs is missing."""
+    """Every bundled query runs on a real database and returns exactly one result set, in every format;
+    flamegraph writes a folded-stacks file by default."""
     if not ctx.sample or not os.path.exists(ctx.sample):
         raise Skip('no sample trace')
     db = os.path.join(ctx.work, 'sample.db')
@@ -800,16 +818,33 @@ def test_bundled(ctx):
                 missing[name] = m.group(1)
                 continue
             raise Failure('%s does not prepare: %s' % (name, p.err))
-        ctx.ok('run', db, name, '--format', 'json')
         # Every value a parameter declares ({a|b|...}) runs; another is refused with the list.
         for param, choices in re.findall(r'^-- param :(\w+) \S+ \{([^}]*)\} ', text, re.M):
             for choice in choices.split('|'):
                 ctx.ok('run', db, name, '-p', '%s=%s' % (param, choice), '--format', 'json')
             ctx.fails(r'%s: :%s cannot be nosuch \(expected one of %s\)$' % (name, param, choices.replace('|', ', ')),
                       'run', db, name, '-p', param + '=nosuch')
+        for fmt in FORMATS:
+            p = ctx.ok('run', db, name, '--format', fmt)
+            n = result_sets(fmt, p.out)
+            check(n in (None, 1), '%s --format %s: %s result sets, not 1:\n%s' % (name, fmt, n, p.out[:2000]))
     if missing:
         raise Skip('views not in the schema yet: ' +
                    ', '.join('%s needs %s' % (k, v) for k, v in sorted(missing.items())))
+    # flamegraph names `-- format: folded`: without --format, run writes 'stack value' lines, no header
+    # (the trace and the values of tests/golden/q_flamegraph); --format still wins.
+    fg = os.path.join(ctx.work, 'flame.db')
+    ctx.ok('import', '-q', os.path.join(ROOT, 'tests', 'golden', 'q_flamegraph', 'trace1.json'), '-o', fg)
+    p = ctx.ok('run', fg, 'flamegraph', '-p', 'mode=gpu')
+    check(p.out == '(no launch);memset_k 5000\n'
+                   'autograd::engine::evaluate_function: MmBackward0;aten::mm;cudaLaunchKernel;gemm_bwd 30000\n'
+                   'main.py(1): <module>;ProfilerStep#*;aten::mm;cudaLaunchKernel;gemm 120000\n'
+                   'main.py(1): <module>;ProfilerStep#*;aten::relu;cudaLaunchKernel;relu_k 10000\n',
+          'flamegraph default output: %r' % p.out)
+    p = ctx.ok('run', fg, 'flamegraph', '-p', 'mode=gpu', '--format', 'csv')
+    check(p.out.startswith('stack,value\n(no launch);memset_k,5000\n'), 'flamegraph --format csv: %r' % p.out)
+    p = ctx.ok('query', fg, "SELECT 'a;b' AS stack, 7 AS value UNION ALL SELECT 'a', 3", '--format', 'folded')
+    check(p.out == 'a;b 7\na 3\n', '--format folded: %r' % p.out)
 
 
 def main():

@@ -33,3 +33,10 @@ TEST_CASE("render: box aligns numbers right", "[render]") {
   std::string out = Render("SELECT 'ab' AS name, 5 AS n", OutputMode::kBox);
   CHECK(out == "┌──────┬───┐\n│ name │ n │\n├──────┼───┤\n│ ab   │ 5 │\n└──────┴───┘\n");
 }
+
+TEST_CASE("render: folded joins a row's values with spaces, without header or quoting", "[render]") {
+  CHECK(Render("SELECT 'main;a,b \"c\"' AS stack, 42 AS value UNION ALL SELECT 'x' || char(10) || 'y', 7",
+               OutputMode::kFolded) == "main;a,b \"c\" 42\nx y 7\n");
+  CHECK(Render("SELECT 1 AS a WHERE 0", OutputMode::kFolded).empty());
+  CHECK(ParseOutputMode("folded") == OutputMode::kFolded);
+}

@@ -8,6 +8,7 @@
 
 #include "tracesql/error.h"
 #include "tracesql/queries.h"
+#include "tracesql/render.h"
 #include "tracesql/sql_bundle.h"
 #include "temp_dir.h"
 
@@ -24,6 +25,7 @@ TEST_CASE("queries: header lines give description and parameters", "[queries]") 
       "-- param :limit 20 \xE2\x80\x94 number of rows\n"
       "-- param :name 'a b' - a quoted default\n"
       "-- param :trace_id \xE2\x80\x94 no default\n"
+      "-- format: folded\n"
       "-- a free comment line\n"
       "\n"
       "SELECT 1;\n"
@@ -39,6 +41,7 @@ TEST_CASE("queries: header lines give description and parameters", "[queries]") 
   CHECK(q.params[2].name == "trace_id");
   CHECK(q.params[2].default_value.empty());
   CHECK(q.params[2].meaning == "no default");
+  CHECK(q.format == "folded");
 }
 
 TEST_CASE("queries: a param line may declare the values it takes", "[queries]") {
@@ -110,6 +113,12 @@ TEST_CASE("queries: every bundled query has a header naming it", "[queries]") {
     CHECK(q->text.rfind(std::string("-- name: ") + want + "\n", 0) == 0);
     CHECK(!q->description.empty());
   }
+  // A query's own format (used by `tracesql run` without --format) is an output mode.
+  for (const auto& q : ListQueries({})) {
+    INFO(q.name);
+    if (!q.format.empty()) CHECK(ParseOutputMode(q.format));
+  }
+  CHECK(FindQuery("flamegraph", {})->format == "folded");
 }
 
 TEST_CASE("queries: user directories are searched in order and shadow the bundle", "[queries]") {
