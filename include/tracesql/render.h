@@ -15,7 +15,7 @@
 
 namespace tracesql {
 
-enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine };
+enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kTrace };
 
 // One row per output mode: its name and what it writes. `.help`, `--help` and docs iterate this.
 struct OutputModeInfo {
@@ -32,6 +32,7 @@ inline constexpr OutputModeInfo kOutputModes[] = {
     {OutputMode::kJsonl, "jsonl", "one JSON object per line"},
     {OutputMode::kMarkdown, "markdown", "GitHub-flavoured Markdown table"},
     {OutputMode::kLine, "line", "one 'column = value' line per column, blank line between rows"},
+    {OutputMode::kTrace, "trace", "Chrome-trace JSON for ui.perfetto.dev: needs ts and dur (ns); name, cat, track, args"},
 };
 
 // "box" -> kBox, ... ("md" is accepted for markdown). nullopt for an unknown name.

@@ -33,6 +33,15 @@ grep -q '^1,trace,gpu_compute' "$W/out1.csv" || { echo "FAIL: summary not printe
   || { echo "FAIL: rows added on a second run"; fail=1; }
 [ "$("$T" query "$W/two.db" "SELECT DISTINCT trace_id || ' ' || window FROM critical_path" --format csv --no-header)" = "2 0..300000" ] \
   || { echo "FAIL: --trace-id 2 --from/--to window"; fail=1; }
+# --format trace: the path as Chrome-trace JSON imports back into tracesql with the same times.
+"$T" query "$W/a.db" "SELECT ts, dur, bound_by AS name, edge_kind AS cat, bound_by AS track, seq FROM critical_path WHERE window = 'trace' ORDER BY seq" \
+  --format trace > "$W/path.json" || { echo "FAIL: --format trace"; fail=1; }
+"$T" import -q "$W/path.json" -o "$W/path.db" || { echo "FAIL: the trace output does not import"; fail=1; }
+want=$("$T" query "$W/a.db" "SELECT ts || ' ' || dur || ' ' || bound_by FROM critical_path WHERE window = 'trace' ORDER BY ts" --format csv --no-header)
+got=$("$T" query "$W/path.db" "SELECT ts || ' ' || dur || ' ' || name FROM events WHERE ph = 'X' ORDER BY ts" --format csv --no-header)
+[ -n "$want" ] && [ "$want" = "$got" ] || { echo "FAIL: times differ after the round trip: '$want' vs '$got'"; fail=1; }
+expect_error "--format trace needs a dur column (integer ns); the result has: ts, name" \
+  query "$W/a.db" "SELECT 1 AS ts, 'x' AS name" --format trace
 # A database imported before the table existed gets it.
 "$T" query "$W/a.db" "DROP TABLE critical_path" >/dev/null
 "$T" critical-path "$W/a.db" --format csv >/dev/null 2>&1 || { echo "FAIL: old database"; fail=1; }
