@@ -152,6 +152,22 @@ int main(int argc, char** argv) {
   rep->add_option("inputs", report_inputs, "A database, or traces (imported first: one as `tracesql TRACE` does, several into FILE.db)")->required();
   rep->add_option("-o,--output", report_out, "The HTML file to write")->required();
   rep->add_flag("--force", report_force, "Replace the HTML file if it exists (never an input)");
+  // critical-path
+  std::string cp_db;
+  int64_t cp_trace = 0, cp_step = 0, cp_from = 0, cp_to = 0;
+  cli::OutputFlags cp_out;
+  cli::DbFlags cp_dbf;
+  auto* cp = app.add_subcommand("critical-path",
+                                "Write the critical path of a window of one trace to the critical_path table "
+                                "and print what bounds it (critical_path_summary)");
+  cp->add_option("db", cp_db, "Database")->required();
+  auto* cp_trace_opt = cp->add_option("--trace-id", cp_trace, "The trace (traces.id); needed when the database holds several");
+  auto* cp_step_opt = cp->add_option("--step", cp_step, "The window of ProfilerStep#N (step_windows)");
+  auto* cp_from_opt = cp->add_option("--from", cp_from, "Window start, ns (with --to)");
+  auto* cp_to_opt = cp->add_option("--to", cp_to, "Window end, ns (with --from); default window: the whole trace");
+  cp_step_opt->excludes(cp_from_opt)->excludes(cp_to_opt);
+  AddOutputFlags(cp, cp_out);
+  AddDbFlags(cp, cp_dbf);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -188,6 +204,14 @@ int main(int argc, char** argv) {
     }
     if (qry->parsed()) return cli::Query(db_path, sql, sql_file, params, query_out, query_dbf);
     if (run->parsed()) return cli::Run(run_db, run_name, run_params, run_out, run_dbf);
+    if (cp->parsed()) {
+      critical_path::WindowRequest req;
+      if (cp_trace_opt->count()) req.trace_id = cp_trace;
+      if (cp_step_opt->count()) req.step = cp_step;
+      if (cp_from_opt->count()) req.from = cp_from;
+      if (cp_to_opt->count()) req.to = cp_to;
+      return cli::CriticalPath(cp_db, req, cp_out, cp_dbf);
+    }
     if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
     if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);
     if (rep->parsed()) return cli::Report(report_inputs, report_out, report_force);

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 
+#include "tracesql/critical_path.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
@@ -159,6 +160,30 @@ std::string RunBundled(Db& db, const fs::path& file) {
   return out;
 }
 
+// critical_path.txt: one window per line, as `tracesql critical-path` takes it ("--step 3",
+// "--from 100 --to 200", "--trace-id 2", or empty for the whole trace); each is written to the
+// critical_path table before query.sql runs.
+void WriteCriticalPaths(Db& db, const fs::path& file) {
+  std::istringstream in(Slurp(file));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '#') continue;
+    std::istringstream words(line);
+    critical_path::WindowRequest req;
+    std::string flag;
+    int64_t value = 0;
+    while (words >> flag >> value) {
+      if (flag == "--trace-id") req.trace_id = value;
+      else if (flag == "--step") req.step = value;
+      else if (flag == "--from") req.from = value;
+      else if (flag == "--to") req.to = value;
+      else Errorf("critical_path.txt: unknown flag {}", flag);
+    }
+    critical_path::Window w = critical_path::ResolveWindow(db, req);
+    critical_path::Write(db, w, critical_path::Compute(db, w));
+  }
+}
+
 // Runs every bundled query with its defaults on each trace: no query may fail.
 int SmokeAll(const std::vector<std::string>& traces) {
   int rc = 0;
@@ -248,6 +273,7 @@ int main(int argc, char** argv) {
     } else {
       Db db = Db::Open(db_path.string(), false);
       std::string actual;
+      if (fs::exists(dir / "critical_path.txt")) WriteCriticalPaths(db, dir / "critical_path.txt");
       if (fs::exists(dir / "query.sql")) actual += RunQueries(db, Slurp(dir / "query.sql"));
       if (fs::exists(dir / "bundled.txt")) {
         if (!actual.empty()) actual += "\n";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracesql/critical_path.h"
 #include "tracesql/import.h"
 #include "tracesql/render.h"
 #include "tracesql/report.h"
@@ -44,6 +45,11 @@ int Query(const std::string& db, const std::string& sql, const std::string& file
 // tracesql run DB NAME [-p key=value]...
 int Run(const std::string& db, const std::string& name, const std::vector<std::string>& params,
         const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql critical-path DB [--trace-id N] [--step N | --from TS --to TS] (src/cli/critical_path.cc):
+// writes the window's critical_path rows, then prints critical_path_summary of that window.
+int CriticalPath(const std::string& db, const critical_path::WindowRequest& request, const OutputFlags& out,
+                 const DbFlags& dbf);
 
 // tracesql queries [--show NAME]
 int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf);

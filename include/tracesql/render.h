@@ -15,7 +15,7 @@
 
 namespace tracesql {
 
-enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kBar, kFolded };
+enum class OutputMode { kBox, kTable, kCsv, kTsv, kJson, kJsonl, kMarkdown, kLine, kBar, kFolded, kTrace };
 
 // One row per output mode: its name and what it writes. `.help`, `--help` and docs iterate this.
 struct OutputModeInfo {
@@ -35,6 +35,7 @@ inline constexpr OutputModeInfo kOutputModes[] = {
     {OutputMode::kBar, "bar", "horizontal bars of the last numeric column (a sparkline per series for a time series)"},
     {OutputMode::kFolded, "folded",
      "a row's values joined by spaces, no header, no quoting: folded stacks ('a;b;c 42') for flamegraph.pl"},
+    {OutputMode::kTrace, "trace", "Chrome-trace JSON for ui.perfetto.dev: needs ts and dur (ns); name, cat, track, args"},
 };
 
 // "box" -> kBox, ... ("md" is accepted for markdown). nullopt for an unknown name.

@@ -108,6 +108,6 @@ TEST_CASE("render: output modes are one table", "[render][shell]") {
     CHECK(ParseOutputMode(m.name) == m.mode);
     CHECK(OutputModeName(m.mode) == m.name);
   }
-  CHECK(OutputModeList() == "box, table, csv, tsv, json, jsonl, markdown, line, bar, folded");
+  CHECK(OutputModeList() == "box, table, csv, tsv, json, jsonl, markdown, line, bar, folded, trace");
   CHECK(!ParseOutputMode("xml"));
 }
