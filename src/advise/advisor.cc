@@ -15,7 +15,7 @@
 
 #include "tracesql/db.h"
 #include "tracesql/error.h"
-#include "tracesql/sql_bundle.h"
+#include "tracesql/sql_files.h"
 #include "tracesql/user_db.h"
 #include "tracesql/user_dirs.h"
 
@@ -58,25 +58,6 @@ RuleFile FromText(std::string name, std::string text, bool builtin, std::string 
   r.path = std::move(path);
   ParseRuleHeader(r.text, &r);
   return r;
-}
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) Errorf("{}: cannot read rule file", p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<RuleFile> Bundled() {
-  std::vector<RuleFile> out;
-  for (const auto& f : EmbeddedFilesUnder(kRulesPrefix)) {
-    std::string_view path = f.path;
-    if (path.size() < kRulesPrefix.size() + 4 || path.substr(path.size() - 4) != ".sql") continue;
-    std::string name(path.substr(kRulesPrefix.size(), path.size() - kRulesPrefix.size() - 4));
-    out.push_back(FromText(std::move(name), std::string(f.text), true, std::string(path)));
-  }
-  return out;
 }
 
 // Prepares the first statement of sql; throws, naming source, on an error or when more statements
@@ -310,31 +291,12 @@ std::vector<std::string> UserRuleDirs(const std::vector<std::string>& cli_dirs) 
 }
 
 std::vector<RuleFile> ListRules(const std::vector<std::string>& rule_dirs) {
-  std::map<std::string, RuleFile> by_name;
-  for (const auto& dir : rule_dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".sql" && !entry.is_directory(ec)) files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      std::string name = f.stem().string();
-      if (by_name.count(name)) continue;  // an earlier directory wins
-      by_name.emplace(name, FromText(name, ReadText(f), false, f.string()));
-    }
-  }
-  for (auto& r : Bundled()) {
-    auto it = by_name.find(r.name);
-    if (it != by_name.end()) {
-      it->second.shadows_builtin = true;
-      continue;
-    }
-    by_name.emplace(r.name, std::move(r));
-  }
   std::vector<RuleFile> out;
-  for (auto& [name, r] : by_name) out.push_back(std::move(r));
+  for (auto& f : ListSqlFiles(rule_dirs, kRulesPrefix, "rule")) {
+    RuleFile r = FromText(std::move(f.name), std::move(f.text), f.builtin, std::move(f.path));
+    r.shadows_builtin = f.shadows_builtin;
+    out.push_back(std::move(r));
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "tracesql/error.h"
 #include "tracesql/sql_bundle.h"
+#include "tracesql/sql_files.h"
 #include "tracesql/user_dirs.h"
 
 namespace tracesql {
@@ -96,14 +97,6 @@ QueryParamDoc ParseParamLine(std::string_view rest) {
   return p;
 }
 
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) Errorf("{}: cannot read query file", p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 QueryFile FromText(std::string name, std::string text, bool builtin, std::string path) {
   QueryFile q;
   q.name = std::move(name);
@@ -114,15 +107,10 @@ QueryFile FromText(std::string name, std::string text, bool builtin, std::string
   return q;
 }
 
-std::vector<QueryFile> Bundled() {
-  std::vector<QueryFile> out;
-  for (const auto& f : EmbeddedFilesUnder("queries/")) {
-    std::string_view path = f.path;
-    if (!EndsWith(path, ".sql")) continue;
-    std::string name(path.substr(8, path.size() - 8 - 4));
-    out.push_back(FromText(std::move(name), std::string(f.text), true, std::string(path)));
-  }
-  return out;
+QueryFile FromSource(SqlFileSource f) {
+  QueryFile q = FromText(std::move(f.name), std::move(f.text), f.builtin, std::move(f.path));
+  q.shadows_builtin = f.shadows_builtin;
+  return q;
 }
 
 }  // namespace
@@ -202,31 +190,8 @@ std::vector<std::string> UserQueryDirs(const std::vector<std::string>& cli_dirs)
 }
 
 std::vector<QueryFile> ListQueries(const std::vector<std::string>& user_dirs) {
-  std::map<std::string, QueryFile> by_name;
-  for (const auto& dir : user_dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".sql" && !entry.is_directory(ec)) files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      std::string name = f.stem().string();
-      if (by_name.count(name)) continue;  // an earlier directory wins
-      by_name.emplace(name, FromText(name, ReadText(f), false, f.string()));
-    }
-  }
-  for (auto& q : Bundled()) {
-    auto it = by_name.find(q.name);
-    if (it != by_name.end()) {
-      it->second.shadows_builtin = true;
-      continue;
-    }
-    by_name.emplace(q.name, std::move(q));
-  }
   std::vector<QueryFile> out;
-  for (auto& [name, q] : by_name) out.push_back(std::move(q));
+  for (auto& f : ListSqlFiles(user_dirs, "queries/", "query")) out.push_back(FromSource(std::move(f)));
   return out;
 }
 
@@ -235,21 +200,21 @@ std::optional<QueryFile> FindQuery(std::string_view name, const std::vector<std:
     fs::path p{std::string(name)};
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) Errorf("{}: no such query file", name);
-    return FromText(p.stem().string(), ReadText(p), false, p.string());
+    return FromText(p.stem().string(), ReadSqlText(p, "query"), false, p.string());
   }
   for (const auto& dir : user_dirs) {
     fs::path p = fs::path(dir) / (std::string(name) + ".sql");
     std::error_code ec;
     if (fs::is_regular_file(p, ec)) {
-      QueryFile q = FromText(std::string(name), ReadText(p), false, p.string());
+      QueryFile q = FromText(std::string(name), ReadSqlText(p, "query"), false, p.string());
       for (const auto& b : EmbeddedFilesUnder("queries/")) {
         if (b.path == "queries/" + std::string(name) + ".sql") q.shadows_builtin = true;
       }
       return q;
     }
   }
-  for (auto& q : Bundled()) {
-    if (q.name == name) return q;
+  for (auto& f : BundledSqlFiles("queries/")) {
+    if (f.name == name) return FromSource(std::move(f));
   }
   return std::nullopt;
 }

@@ -373,7 +373,7 @@ section('findings', 'Findings', (sec) => {
   sec.append(srcLine(d));
   if (d.error) { sec.append(note('The query failed: ' + d.error)); return; }
   if (!rows(d).length) { sec.append(note('The advisor found nothing to report.')); return; }
-  const t = table(d, { columns: d.columns.filter((c) => c !== 'evidence') });
+  const t = table(d, {});
   t.querySelectorAll('td[data-col="severity"]').forEach((td) => td.classList.add('sev-' + td.textContent));
   sec.append(t);
 });
