@@ -142,8 +142,8 @@ TEST_CASE("json shim: the $[N] fast path agrees with SQLite on random arrays", "
   const char* kCalls[] = {"SELECT json_extract(?1, ?2)", "SELECT json_type(?1, ?2)", "SELECT ?1 -> ?2",
                           "SELECT ?1 ->> ?2", "SELECT json_object('x', ?1 -> ?2)",
                           "SELECT json_extract(?1, ?2, '$[2147483647]')", "SELECT json_extract(?1, '$[1]', ?2, ?2)",
-                          "SELECT json_object('x', json(substr(substr(json_extract(?1, ?2, '$[2147483647]'), -6, "
-                          "-2147483647), 2)))",
+                          ("SELECT json_object('x', json(substr(substr(json_extract(?1, ?2, '$[2147483647]'), -6, "
+                           "-2147483647), 2)))"),
                           "SELECT json(?1), ?2", "SELECT json_object('x', json(?1)), ?2"};
   for (const auto& doc : docs) {
     for (int idx = 0; idx < 7; ++idx) {
