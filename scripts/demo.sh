@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds tracesql (installing missing Debian packages first) and imports the bundled sample trace,
-# then asks it a few questions.
+# then asks it a few questions, runs the advisor and writes the HTML report (sample-report.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -10,7 +10,13 @@ echo
 echo "-- events by category"
 ./build/tracesql query sample.db "SELECT cat, count(*) AS events, sum(dur) / 1000 AS total_us FROM events GROUP BY cat ORDER BY events DESC"
 echo
-echo "-- top 10 kernels by total GPU time"
-./build/tracesql query sample.db "SELECT substr(name, 1, 60) AS kernel, count(*) AS calls, sum(dur) / 1000 AS total_us FROM events WHERE cat = 'kernel' GROUP BY name ORDER BY sum(dur) DESC LIMIT 10"
+echo "-- top 10 kernels, % of all kernel time (tracesql run sample.db top_kernels)"
+./build/tracesql run sample.db top_kernels -p limit=10 --format bar
 echo
+echo "-- what costs time (tracesql advise)"
+./build/tracesql advise sample.db --format line
+echo
+./build/tracesql report sample.db -o sample-report.html --force
+echo
+echo "sample-report.html is the report (open it in a browser; it needs no network)."
 echo "sample.db is a plain SQLite database: try  sqlite3 sample.db  or  ./build/tracesql query sample.db \"SELECT ...\""
