@@ -760,7 +760,7 @@ def test_pty(ctx):
     hist = os.path.join(state, 'tracesql', 'history')
     check(os.path.exists(hist), 'history saved in $XDG_STATE_HOME/tracesql/history')
     check(os.stat(hist).st_mode & 0o077 == 0, 'history is private')
-    # A second session recalls the last statement with the Up arrow.
+    # A second run of the shell recalls the last statement with the Up arrow.
     pid, fd = _pty_session(ctx, ['shell', db], env=env)
     s = Screen(fd)
     try:
