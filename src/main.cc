@@ -169,6 +169,20 @@ int main(int argc, char** argv) {
   AddOutputFlags(cp, cp_out);
   AddDbFlags(cp, cp_dbf);
 
+  // export
+  std::string ex_file, ex_out;
+  int64_t ex_trace = 0;
+  cli::ExportFlags ex_flags;
+  cli::DbFlags ex_dbf;
+  auto* ex = app.add_subcommand("export", "Write a trace's timeline overlay (steps, GPU idle gaps by cause, the critical "
+                                          "path, the advisor's findings) as Chrome-trace JSON for ui.perfetto.dev");
+  ex->add_option("file", ex_file, "A database, or a trace (imported first, as `tracesql TRACE` does)")->required();
+  ex->add_option("-o,--output", ex_out, "The JSON file to write (.json, or .json.gz for gzip)")->required();
+  ex->add_flag("--with-trace", ex_flags.with_trace, "Also write the trace's own events, flows and tracks, so one file opens with both");
+  auto* ex_trace_opt = ex->add_option("--trace-id", ex_trace, "The trace (traces.id); needed when the database holds several");
+  ex->add_flag("--force", ex_flags.force, "Replace the file if it exists (never an input)");
+  ex->add_flag("--any-db", ex_dbf.any_db, "Open any SQLite database, not only tracesql ones");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -211,6 +225,10 @@ int main(int argc, char** argv) {
       if (cp_from_opt->count()) req.from = cp_from;
       if (cp_to_opt->count()) req.to = cp_to;
       return cli::CriticalPath(cp_db, req, cp_out, cp_dbf);
+    }
+    if (ex->parsed()) {
+      if (ex_trace_opt->count()) ex_flags.trace_id = ex_trace;
+      return cli::Export(ex_file, ex_out, ex_flags, ex_dbf);
     }
     if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
     if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);

@@ -3,6 +3,8 @@
 #ifndef TRACESQL_CLI_H_
 #define TRACESQL_CLI_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,16 @@ int Run(const std::string& db, const std::string& name, const std::vector<std::s
 // writes the window's critical_path rows, then prints critical_path_summary of that window.
 int CriticalPath(const std::string& db, const critical_path::WindowRequest& request, const OutputFlags& out,
                  const DbFlags& dbf);
+
+// tracesql export DB|TRACE -o FILE.json[.gz] [--with-trace] [--trace-id N] [--force] (src/cli/export.cc):
+// the overlay tracks (steps, GPU idle gaps by cause, the critical path, the advisor's findings) as
+// Chrome-trace JSON, with the trace's own events when with_trace; see docs/timeline.md.
+struct ExportFlags {
+  std::optional<int64_t> trace_id;  // --trace-id N
+  bool with_trace = false;          // --with-trace
+  bool force = false;               // --force
+};
+int Export(const std::string& file, const std::string& out, const ExportFlags& flags, const DbFlags& dbf);
 
 // tracesql queries [--show NAME]
 int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf);

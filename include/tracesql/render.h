@@ -68,6 +68,13 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& options, std::s
 // what was written before the error stays written.
 int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& options, std::FILE* file);
 
+// JSON string literal of text. Always valid JSON: control characters are escaped and bytes that are
+// not UTF-8 become U+FFFD.
+std::string JsonString(std::string_view s);
+
+// A result column's value as the json format writes it: null, a number, a string, a blob as base64.
+std::string ColumnJson(sqlite3_stmt* stmt, int col);
+
 // Formats a double in shortest round-trip form ("0.5", "31.030304", "1e-05").
 std::string FormatDouble(double v);
 

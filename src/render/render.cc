@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "tracesql/chrome_trace.h"
 #include "tracesql/error.h"
 #include "tracesql/short_name.h"
 
@@ -107,6 +108,8 @@ size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
   return len;
 }
 
+}  // namespace
+
 // JSON string literal of s. Always valid JSON: control characters are escaped and bytes that are not
 // UTF-8 become U+FFFD.
 std::string JsonString(std::string_view s) {
@@ -139,6 +142,8 @@ std::string JsonString(std::string_view s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string JsonValue(const Cell& c) {
   switch (c.type) {
@@ -421,93 +426,19 @@ int64_t RenderBars(sqlite3_stmt* stmt, const RenderOptions& o, const std::vector
 
 using FlushFn = std::function<void(std::string&)>;
 
-// Integer ns as Kineto writes µs: "1234.567", "-0.500"; exact (no double).
-std::string TraceMicros(int64_t ns) {
-  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000);
-}
-
-// --format trace: each row becomes a Chrome-trace event that ui.perfetto.dev and chrome://tracing
-// open: ts and dur (integer ns; required) as µs with three decimals, name, cat and track (the tid)
-// when the result has such columns, a NULL dur as an instant; the other columns and an `args`
-// column holding a JSON object go into args.
-int64_t RenderTrace(sqlite3_stmt* stmt, const std::vector<std::string>& names, std::string& out,
-                    const FlushFn* flush) {
-  auto find = [&](std::string_view want) {
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (names[i] == want) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  const int ts = find("ts"), dur = find("dur"), name = find("name"), cat = find("cat"), track = find("track"),
-            args = find("args");
-  std::string have;
-  for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
-  if (ts < 0 || dur < 0) {
-    Errorf("--format trace needs a {} column (integer ns); the result has: {}", ts < 0 ? "ts" : "dur",
-           have.empty() ? "no columns" : have);
+// --format trace: each row becomes a Chrome-trace event (chrome_trace::ResultEvents) in the process
+// "tracesql", on the thread its track column names ("result" without one).
+int64_t RenderTrace(sqlite3_stmt* stmt, std::string& out, const FlushFn* flush) {
+  chrome_trace::ResultEvents rows(stmt, "--format trace");
+  chrome_trace::Writer writer(out, flush);
+  chrome_trace::Event e;
+  while (rows.Next(e)) {
+    e.pid = "\"tracesql\"";
+    e.tid = rows.track().value_or("\"result\"");
+    writer.Add(e);
   }
-  sqlite3* db = sqlite3_db_handle(stmt);
-  sqlite3_stmt* check = nullptr;
-  if (args >= 0 &&
-      sqlite3_prepare_v2(db, "SELECT json(?1) WHERE json_valid(?1) AND json_type(?1) = 'object'", -1, &check,
-                         nullptr) != SQLITE_OK) {
-    Errorf("{}", sqlite3_errmsg(db));
-  }
-  struct Finalize {
-    sqlite3_stmt* s;
-    ~Finalize() { sqlite3_finalize(s); }
-  } finalize{check};
-  out += "{\"traceEvents\": [";
-  int64_t rows = 0;
-  for (;;) {
-    int rc = sqlite3_step(stmt);
-    if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW) Errorf("{}", sqlite3_errmsg(db));
-    ++rows;
-    auto integer = [&](int col, const char* what) {
-      if (sqlite3_column_type(stmt, col) != SQLITE_INTEGER) {
-        Cell c = ReadCell(stmt, col);
-        Errorf("--format trace: row {}: {} is {}, not integer nanoseconds", rows, what,
-               c.type == SQLITE_NULL ? "NULL" : "'" + c.text + "'");
-      }
-      return sqlite3_column_int64(stmt, col);
-    };
-    int64_t t = integer(ts, "ts");
-    bool instant = sqlite3_column_type(stmt, dur) == SQLITE_NULL;
-    int64_t d = instant ? 0 : integer(dur, "dur");
-    if (d < 0) Errorf("--format trace: row {}: dur is negative ({})", rows, d);
-    std::string ev = instant ? "{\"ph\": \"i\", \"s\": \"t\"" : "{\"ph\": \"X\"";
-    Cell n = name >= 0 ? ReadCell(stmt, name) : Cell{SQLITE_NULL, ""};
-    ev += ", \"name\": " + JsonString(n.type == SQLITE_NULL ? fmt::format("row {}", rows) : n.text);
-    if (cat >= 0 && sqlite3_column_type(stmt, cat) != SQLITE_NULL) ev += ", \"cat\": " + JsonString(ReadCell(stmt, cat).text);
-    ev += ", \"pid\": \"tracesql\", \"tid\": ";
-    Cell tid = track >= 0 ? ReadCell(stmt, track) : Cell{SQLITE_NULL, ""};
-    ev += tid.type == SQLITE_INTEGER ? tid.text : JsonString(tid.type == SQLITE_NULL ? "result" : tid.text);
-    ev += ", \"ts\": " + TraceMicros(t);
-    if (!instant) ev += ", \"dur\": " + TraceMicros(d);
-    std::string extra;
-    for (int i = 0; i < static_cast<int>(names.size()); ++i) {
-      if (i == ts || i == dur || i == name || i == cat || i == track || i == args) continue;
-      extra += (extra.empty() ? "" : ", ") + JsonString(names[static_cast<size_t>(i)]) + ": " +
-               JsonValue(ReadCell(stmt, i));
-    }
-    std::string object = "{}";
-    if (args >= 0 && sqlite3_column_type(stmt, args) != SQLITE_NULL) {
-      Cell a = ReadCell(stmt, args);
-      sqlite3_reset(check);
-      sqlite3_bind_text(check, 1, a.text.data(), static_cast<int>(a.text.size()), SQLITE_TRANSIENT);
-      if (sqlite3_step(check) != SQLITE_ROW) Errorf("--format trace: row {}: args is not a JSON object", rows);
-      object = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
-    }
-    if (!extra.empty()) object = object == "{}" ? "{" + extra + "}" : object.substr(0, object.size() - 1) + ", " + extra + "}";
-    ev += ", \"args\": " + object + "}";
-    out += rows > 1 ? ",\n" : "\n";
-    out += ev;
-    if (flush && out.size() >= (64 << 10)) (*flush)(out);
-  }
-  out += rows ? "\n]}\n" : "]}\n";
-  return rows;
+  writer.Finish();
+  return rows.rows();
 }
 
 int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, const FlushFn* flush) {
@@ -527,7 +458,7 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
     if (flush && out.size() >= (64 << 10)) (*flush)(out);
   };
   if (o.mode == OutputMode::kBar) return RenderBars(stmt, o, names, step, out);
-  if (o.mode == OutputMode::kTrace) return RenderTrace(stmt, names, out, flush);
+  if (o.mode == OutputMode::kTrace) return RenderTrace(stmt, out, flush);
   int64_t rows = 0;
   const bool streaming = o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv || o.mode == OutputMode::kJsonl ||
                          o.mode == OutputMode::kLine || o.mode == OutputMode::kJson || o.mode == OutputMode::kFolded;
@@ -802,5 +733,7 @@ int64_t RenderStatement(sqlite3_stmt* stmt, const RenderOptions& o, std::FILE* f
   flush(buf);
   return rows;
 }
+
+std::string ColumnJson(sqlite3_stmt* stmt, int col) { return JsonValue(ReadCell(stmt, col)); }
 
 }  // namespace tracesql
