@@ -12,10 +12,17 @@
 -- counted, so nothing is counted twice; a wrapper counts when nothing modelled runs inside it.
 -- GPU time: summed duration of the GPU ops whose launch call lies inside the op on its thread
 -- (the op's whole subtree: op_kernels rows with launch_thread_id = the op's thread and launch_ts in
--- [op start, op end]). TraceLens uses the union of the op's direct kernels; HTA kernel_dur_sum is a
--- sum like this one. Ops that launched nothing have gpu_time 0 and NULL rates.
+-- [op start, op end]). TraceLens's perf metrics use the union of the GPU ops of the op's whole
+-- subtree (only its ops summary uses the op's direct kernels); HTA kernel_dur_sum is a sum like
+-- this one. Ops that launched nothing have gpu_time 0 and NULL rates. TraceLens links kernels to ops
+-- only through ac2g flows, so it loses GPU ops without a flow start (ROCm hipMemsetAsync); here the
+-- runtime call's correlation links them, the flow when there is none (op_kernel_links).
+-- tflops is total FLOPs / total GPU time; TraceLens's TFLOPS/s_mean is a mean of per-call ratios.
+-- Peaks: device_peaks' datasheet figures (MI300X bf16 1307.4, not TraceLens's measured "max
+-- achievable" 708; see docs/queries.md, device_peaks).
 -- FLOPs (multiply-add = 2) and bytes (each input read once, output written once; bpe = bytes per
--- element of the main input's 'Input type': 2 BFloat16/Half, 4 float/int, 8 double/long, 1 fp8/int8):
+-- element of the main input's 'Input type': 2 BFloat16/Half, 4 float/int, 8 double/long, 1 fp8/int8),
+-- computed by the view op_costs (the models: view op_models):
 --   mm [M,K]x[K,N]            2MNK                    (MK + KN + MN) bpe
 --   addmm C,[M,K],[K,N]       2MNK + MN               (MK + KN + MN + N) bpe    (bias taken as 1xN)
 --   bmm [B,M,K]x[B,K,N]       2BMNK                   B(MK + KN + MN) bpe
