@@ -14,10 +14,11 @@ SELECT
   category,                           -- op_models.category
   dtype,                              -- dtype of the main input: bf16, fp16, fp32, fp64, or as written
   bpe,                                -- its bytes per element
-  CASE WHEN family IN ('mm', 'addmm', 'bmm', 'baddbmm', 'linear', 'matmul', 'conv', 'conv_bwd',
+  CASE WHEN family = 'none' THEN NULL
+       WHEN family IN ('mm', 'addmm', 'bmm', 'baddbmm', 'linear', 'matmul', 'conv', 'conv_bwd',
                        'sdpa', 'sdpa_bwd') THEN 'matrix' ELSE 'vector' END AS unit,
                                       -- 'matrix': tensor/matrix cores (peak of the dtype);
-                                      -- 'vector': the FP32 peak
+                                      -- 'vector': the FP32 peak; NULL for family 'none'
   CASE family
     WHEN 'conv' THEN
       CASE WHEN transposed
