@@ -12,8 +12,8 @@
 -- with op_name NULL. An op that launched nothing itself (aten::linear around aten::addmm,
 -- aten::layer_norm around aten::native_layer_norm) has no row: the op inside it has.
 -- category: the op's in op_models (GEMM, conv, attention, elementwise, reduction (softmax too),
--- norm, memory (copy_, fill_, embedding, index_select)); for other ops, the category of the GPU ops
--- that take most of its time: communication or memory by kernel_class_rules, else elementwise or
+-- norm, memory (copy_, fill_, embedding, index_select)); for other ops, the category of the first
+-- GPU op of its first call: communication or memory by kernel_class_rules, else elementwise or
 -- reduction for 'void at::native...' kernels whose name says 'elementwise' or 'reduce' (TraceLens's
 -- fallback), else other.
 -- FLOPs and bytes per call: view op_costs (formulas in docs/queries.md). Columns: calls (calls that
