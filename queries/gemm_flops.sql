@@ -12,10 +12,17 @@
 -- counted, so nothing is counted twice; a wrapper counts when nothing modelled runs inside it.
 -- GPU time: summed duration of the GPU ops whose launch call lies inside the op on its thread
 -- (the op's whole subtree: op_kernels rows with launch_thread_id = the op's thread and launch_ts in
--- [op start, op end]). TraceLens uses the union of the op's direct kernels; HTA kernel_dur_sum is a
--- sum like this one. Ops that launched nothing have gpu_time 0 and NULL rates.
+-- [op start, op end]). TraceLens's perf metrics use the union of the GPU ops of the op's whole
+-- subtree (only its ops summary uses the op's direct kernels); HTA kernel_dur_sum is a sum like
+-- this one. Ops that launched nothing have gpu_time 0 and NULL rates. TraceLens links kernels to ops
+-- only through ac2g flows, so it loses GPU ops without a flow start (ROCm hipMemsetAsync); here the
+-- runtime call's correlation links them, the flow when there is none (op_kernel_links).
+-- tflops is total FLOPs / total GPU time; TraceLens's TFLOPS/s_mean is a mean of per-call ratios.
+-- Peaks: device_peaks' datasheet figures (MI300X bf16 1307.4, not TraceLens's measured "max
+-- achievable" 708; see docs/queries.md, device_peaks).
 -- FLOPs (multiply-add = 2) and bytes (each input read once, output written once; bpe = bytes per
--- element of the main input's 'Input type': 2 BFloat16/Half, 4 float/int, 8 double/long, 1 fp8/int8):
+-- element of the main input's 'Input type': 2 BFloat16/Half, 4 float/int, 8 double/long, 1 fp8/int8),
+-- computed by the view op_costs (the models: view op_models):
 --   mm [M,K]x[K,N]            2MNK                    (MK + KN + MN) bpe
 --   addmm C,[M,K],[K,N]       2MNK + MN               (MK + KN + MN + N) bpe    (bias taken as 1xN)
 --   bmm [B,M,K]x[B,K,N]       2BMNK                   B(MK + KN + MN) bpe
@@ -41,56 +48,10 @@
 -- is at least the device's ridge point (peak FLOP/s / peak bytes/s), else 'memory'.
 -- 'op' rows add up the shapes: pct_peak = 100 x (sum of each shape's ideal time at peak) / gpu_time.
 WITH
--- The modelled ops and where their arguments are. i_main: input whose dtype sets bpe and the peak;
--- conv: indexes of bias/stride/padding/dilation/transposed/output_padding/groups in the args
--- (transposed = -1: always transposed); conv_bwd: grad_out/input/weight/transposed/groups/mask;
--- SDPA: index of q (k, v follow), layout 'bhnd' (aten) or 'bnhd' (flash_attn, aten::_flash_*),
--- index of the causal flag.
-models_(ns, op, family, i_main, i_bias, i_stride, i_pad, i_dil, i_transposed, i_outpad, i_groups,
-       i_gout, i_mask, layout, i_causal) AS (
-  VALUES
-  ('aten', 'mm',       'mm',      0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'addmm',    'addmm',   1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'bmm',      'bmm',     0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'baddbmm',  'baddbmm', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'linear',   'linear',  0, 2,    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'matmul',   'matmul',  0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-  ('aten', 'conv1d',   'conv',    0, 2,    3,    4,    5,    NULL, NULL, 6,    NULL, NULL, NULL, NULL),
-  ('aten', 'conv2d',   'conv',    0, 2,    3,    4,    5,    NULL, NULL, 6,    NULL, NULL, NULL, NULL),
-  ('aten', 'conv3d',   'conv',    0, 2,    3,    4,    5,    NULL, NULL, 6,    NULL, NULL, NULL, NULL),
-  ('aten', 'convolution',  'conv', 0, 2,   3,    4,    5,    6,    7,    8,    NULL, NULL, NULL, NULL),
-  ('aten', '_convolution', 'conv', 0, 2,   3,    4,    5,    6,    7,    8,    NULL, NULL, NULL, NULL),
-  ('aten', 'cudnn_convolution', 'conv', 0, NULL, 3, 2, 4,    NULL, NULL, 5,    NULL, NULL, NULL, NULL),
-  ('aten', 'cudnn_convolution_transpose', 'conv', 0, NULL, 4, 2, 5, -1, 3, 6,  NULL, NULL, NULL, NULL),
-  ('aten', 'miopen_convolution', 'conv', 0, 2, 4,    3,    5,    NULL, NULL, 6,    NULL, NULL, NULL, NULL),
-  ('aten', 'mkldnn_convolution', 'conv', 0, 2, 4,    3,    5,    NULL, NULL, 6,    NULL, NULL, NULL, NULL),
-  -- convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
-  --   transposed, output_padding, groups, output_mask); 2020-21 cudnn_convolution_backward(self,
-  --   grad_output, weight, padding, stride, dilation, groups, benchmark, deterministic,
-  --   allow_tf32, output_mask)
-  ('aten', 'convolution_backward',       'conv_bwd', 1, NULL, NULL, NULL, NULL, 7, NULL, 9, 0, 10, NULL, NULL),
-  ('aten', 'cudnn_convolution_backward', 'conv_bwd', 0, NULL, NULL, NULL, NULL, NULL, NULL, 6, 1, 10, NULL, NULL),
-  ('aten', 'scaled_dot_product_attention',             'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 5),
-  ('aten', '_scaled_dot_product_flash_attention',      'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 4),
-  ('aten', '_scaled_dot_product_efficient_attention',  'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 6),
-  ('aten', '_scaled_dot_product_cudnn_attention',      'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 6),
-  ('aten', '_flash_attention_forward',                 'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 8),
-  ('aten', '_efficient_attention_forward',             'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 9),
-  ('flash_attn', '_flash_attn_forward',                'sdpa', 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 5),
-  ('aten', '_scaled_dot_product_flash_attention_backward',     'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 11),
-  ('aten', '_scaled_dot_product_efficient_attention_backward', 'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 11),
-  ('aten', '_scaled_dot_product_cudnn_attention_backward',     'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bhnd', 14),
-  ('aten', '_flash_attention_backward',                        'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 11),
-  ('flash_attn', '_flash_attn_backward',                       'sdpa_bwd', 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'bnhd', 11)
-),
--- Op names are written namespace, op above ('aten', 'mm' = aten::mm). uses_concrete: the model
--- reads 'Concrete Inputs' (stride, padding, ..., the causal flag).
-models AS (
-  SELECT ns || ':' || ':' || op AS name, models_.*,
-         i_stride IS NOT NULL OR i_pad IS NOT NULL OR i_dil IS NOT NULL OR i_transposed IS NOT NULL
-           OR i_outpad IS NOT NULL OR i_groups IS NOT NULL OR i_mask IS NOT NULL
-           OR i_causal IS NOT NULL AS uses_concrete
-  FROM models_
+-- The modelled ops (view op_models, which op_costs reads): GEMMs, convolutions, attention.
+models AS MATERIALIZED (
+  SELECT name, uses_concrete FROM op_models
+  WHERE category IN ('GEMM', 'conv', 'attention') AND family <> 'none'
 ),
 -- The innermost modelled CPU ops (no modelled op nested inside) and their GPU ops: those whose
 -- launch call lies inside the op on its thread (op_kernel_links, by its (launch_thread_id,
@@ -127,280 +88,35 @@ op_rows AS (
         AND d.cat IN ('cpu_op', 'Operator'))
   GROUP BY r.trace_id, o.id
 ),
--- One row per distinct shape (per trace and device), with the model's argument positions:
--- first per integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').
+-- One row per distinct shape (per trace and device), with one of its ops (rep): first per
+-- integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').
 by_id AS (
   SELECT r.trace_id, r.name, r.input_shape_id, r.concrete, r.device,
-         count(*) AS calls, sum(r.gpu_time) AS gpu_time, sum(r.gpu_ops) AS gpu_ops
+         count(*) AS calls, sum(r.gpu_time) AS gpu_time, sum(r.gpu_ops) AS gpu_ops,
+         min(r.id) AS rep
   FROM op_rows AS r
   GROUP BY r.input_shape_id, r.device, r.trace_id, r.name, r.concrete
 ),
 shapes AS (
   SELECT
-    b.trace_id, b.name, sh.input_dims AS dims, sh.input_type AS types,
-    b.concrete, b.device,
-    m.family, m.i_main, m.i_bias, m.i_stride, m.i_pad, m.i_dil, m.i_transposed, m.i_outpad,
-    m.i_groups, m.i_gout, m.i_mask, m.layout, m.i_causal,
+    b.trace_id, b.name, sh.input_dims AS dims, sh.input_type AS types, b.concrete, b.device,
     sum(b.calls) AS calls,
     sum(b.gpu_time) AS gpu_time,
-    sum(b.gpu_ops) AS gpu_ops
+    sum(b.gpu_ops) AS gpu_ops,
+    min(b.rep) AS rep
   FROM by_id AS b
-  JOIN models AS m ON m.name = b.name
   LEFT JOIN input_shapes AS sh ON sh.id = b.input_shape_id
   GROUP BY b.trace_id, b.name, 3, 4, b.concrete, b.device
 ),
--- Ranks, element counts (up to 6 dimensions), bytes per element, dtype of inputs 0..3.
-sized AS (
-  SELECT
-    s.*,
-    json_array_length(s.dims, '$[0]') AS r0,
-    json_array_length(s.dims, '$[1]') AS r1,
-    json_array_length(s.dims, '$[2]') AS r2,
-    json_array_length(s.dims, '$[3]') AS r3,
-    CASE WHEN json_array_length(s.dims, '$[0]') BETWEEN 1 AND 6 THEN
-      coalesce(json_extract(s.dims, '$[0][0]'), 1) * coalesce(json_extract(s.dims, '$[0][1]'), 1)
-      * coalesce(json_extract(s.dims, '$[0][2]'), 1) * coalesce(json_extract(s.dims, '$[0][3]'), 1)
-      * coalesce(json_extract(s.dims, '$[0][4]'), 1) * coalesce(json_extract(s.dims, '$[0][5]'), 1)
-    END AS n0,
-    CASE WHEN json_array_length(s.dims, '$[1]') BETWEEN 1 AND 6 THEN
-      coalesce(json_extract(s.dims, '$[1][0]'), 1) * coalesce(json_extract(s.dims, '$[1][1]'), 1)
-      * coalesce(json_extract(s.dims, '$[1][2]'), 1) * coalesce(json_extract(s.dims, '$[1][3]'), 1)
-      * coalesce(json_extract(s.dims, '$[1][4]'), 1) * coalesce(json_extract(s.dims, '$[1][5]'), 1)
-    END AS n1,
-    CASE WHEN json_array_length(s.dims, '$[2]') BETWEEN 1 AND 6 THEN
-      coalesce(json_extract(s.dims, '$[2][0]'), 1) * coalesce(json_extract(s.dims, '$[2][1]'), 1)
-      * coalesce(json_extract(s.dims, '$[2][2]'), 1) * coalesce(json_extract(s.dims, '$[2][3]'), 1)
-      * coalesce(json_extract(s.dims, '$[2][4]'), 1) * coalesce(json_extract(s.dims, '$[2][5]'), 1)
-    END AS n2,
-    CASE WHEN json_array_length(s.dims, '$[3]') BETWEEN 1 AND 6 THEN
-      coalesce(json_extract(s.dims, '$[3][0]'), 1) * coalesce(json_extract(s.dims, '$[3][1]'), 1)
-      * coalesce(json_extract(s.dims, '$[3][2]'), 1) * coalesce(json_extract(s.dims, '$[3][3]'), 1)
-      * coalesce(json_extract(s.dims, '$[3][4]'), 1) * coalesce(json_extract(s.dims, '$[3][5]'), 1)
-    END AS n3,
-    CASE json_extract(s.types, '$[' || s.i_main || ']')
-      WHEN 'c10::BFloat16' THEN 2 WHEN 'c10::Half' THEN 2 WHEN 'short' THEN 2
-      WHEN 'float' THEN 4 WHEN 'int' THEN 4 WHEN 'unsigned int' THEN 4
-      WHEN 'double' THEN 8 WHEN 'long int' THEN 8
-      WHEN 'c10::Float8_e4m3fn' THEN 1 WHEN 'c10::Float8_e5m2' THEN 1
-      WHEN 'c10::Float8_e4m3fnuz' THEN 1 WHEN 'c10::Float8_e5m2fnuz' THEN 1
-      WHEN 'unsigned char' THEN 1 WHEN 'signed char' THEN 1 WHEN 'c10::Float4_e2m1fn_x2' THEN 1
-    END AS bpe,
-    CASE json_extract(s.types, '$[' || s.i_main || ']')
-      WHEN 'c10::BFloat16' THEN 'bf16' WHEN 'c10::Half' THEN 'fp16' WHEN 'float' THEN 'fp32'
-      WHEN 'double' THEN 'fp64'
-      ELSE json_extract(s.types, '$[' || s.i_main || ']')
-    END AS dtype,
-    -- the text of Concrete Inputs[i] (a JSON string in the trace), e.g. '[2, 2]', 'False', '1'
-    json_extract(s.concrete, '$[' || s.i_stride || ']') AS c_stride,
-    json_extract(s.concrete, '$[' || s.i_pad || ']') AS c_pad,
-    json_extract(s.concrete, '$[' || s.i_dil || ']') AS c_dil,
-    json_extract(s.concrete, '$[' || s.i_outpad || ']') AS c_outpad,
-    json_extract(s.concrete, '$[' || s.i_groups || ']') AS c_groups,
-    CASE WHEN s.i_transposed = -1 THEN 'True'
-         ELSE json_extract(s.concrete, '$[' || s.i_transposed || ']') END AS c_transposed,
-    json_extract(s.concrete, '$[' || s.i_mask || ']') AS c_mask,
-    json_extract(s.concrete, '$[' || s.i_causal || ']') AS c_causal
-  FROM shapes AS s
-),
--- convolution_backward's output_mask ('[True, True, False]': input, weight, bias gradients) as
--- 0/1; without it, input and weight gradients and no bias gradient.
-masked AS (
-  SELECT
-    z.*,
-    coalesce(json_extract(z.mask_json, '$[0]'), 1) AS mask_in,
-    coalesce(json_extract(z.mask_json, '$[1]'), 1) AS mask_w,
-    coalesce(json_extract(z.mask_json, '$[2]'), 0) AS mask_b,
-    CASE z.i_main WHEN 0 THEN z.n0 ELSE z.n1 END AS n_x,     -- conv_bwd: the input
-    CASE z.i_gout WHEN 0 THEN z.n0 ELSE z.n1 END AS n_gout   -- conv_bwd: grad_output
-  FROM (
-    SELECT
-      y.*,
-      CASE WHEN json_valid(replace(replace(y.c_mask, 'True', '1'), 'False', '0'))
-           THEN replace(replace(y.c_mask, 'True', '1'), 'False', '0') END AS mask_json
-    FROM sized AS y
-  ) AS z
-),
--- Convolution geometry: per spatial dim i (0..2) stride/padding/dilation/output padding, taking
--- element i of a list, or its only element, or a plain integer.
-conv_geo AS (
-  SELECT
-    z.*,
-    CASE WHEN z.c_transposed IN ('True', 'true', '1') THEN 1 ELSE 0 END AS transposed,
-    coalesce(CASE WHEN json_valid(z.c_groups) THEN json_extract(z.c_groups, '$') END, 1) AS groups,
-    CASE WHEN z.i_bias IS NOT NULL AND json_array_length(z.dims, '$[' || z.i_bias || ']') > 0
-         THEN 1 ELSE 0 END AS has_bias,
-    json_extract(z.dims, '$[0][2]') AS in0, json_extract(z.dims, '$[0][3]') AS in1,
-    json_extract(z.dims, '$[0][4]') AS in2,
-    json_extract(z.dims, '$[1][2]') AS k0, json_extract(z.dims, '$[1][3]') AS k1,
-    json_extract(z.dims, '$[1][4]') AS k2,
-    CASE WHEN json_valid(z.c_stride) THEN coalesce(json_extract(z.c_stride, '$[0]'),
-      CASE json_type(z.c_stride) WHEN 'integer' THEN json_extract(z.c_stride, '$') END) END AS s0,
-    CASE WHEN json_valid(z.c_stride) THEN coalesce(json_extract(z.c_stride, '$[1]'),
-      json_extract(z.c_stride, '$[0]'),
-      CASE json_type(z.c_stride) WHEN 'integer' THEN json_extract(z.c_stride, '$') END) END AS s1,
-    CASE WHEN json_valid(z.c_stride) THEN coalesce(json_extract(z.c_stride, '$[2]'),
-      json_extract(z.c_stride, '$[0]'),
-      CASE json_type(z.c_stride) WHEN 'integer' THEN json_extract(z.c_stride, '$') END) END AS s2,
-    CASE WHEN z.c_pad = 'valid' THEN 0 WHEN json_valid(z.c_pad) THEN
-      coalesce(json_extract(z.c_pad, '$[0]'),
-               CASE json_type(z.c_pad) WHEN 'integer' THEN json_extract(z.c_pad, '$') END) END AS p0,
-    CASE WHEN z.c_pad = 'valid' THEN 0 WHEN json_valid(z.c_pad) THEN
-      coalesce(json_extract(z.c_pad, '$[1]'), json_extract(z.c_pad, '$[0]'),
-               CASE json_type(z.c_pad) WHEN 'integer' THEN json_extract(z.c_pad, '$') END) END AS p1,
-    CASE WHEN z.c_pad = 'valid' THEN 0 WHEN json_valid(z.c_pad) THEN
-      coalesce(json_extract(z.c_pad, '$[2]'), json_extract(z.c_pad, '$[0]'),
-               CASE json_type(z.c_pad) WHEN 'integer' THEN json_extract(z.c_pad, '$') END) END AS p2,
-    CASE WHEN json_valid(z.c_dil) THEN coalesce(json_extract(z.c_dil, '$[0]'),
-      CASE json_type(z.c_dil) WHEN 'integer' THEN json_extract(z.c_dil, '$') END) END AS d0,
-    CASE WHEN json_valid(z.c_dil) THEN coalesce(json_extract(z.c_dil, '$[1]'),
-      json_extract(z.c_dil, '$[0]'),
-      CASE json_type(z.c_dil) WHEN 'integer' THEN json_extract(z.c_dil, '$') END) END AS d1,
-    CASE WHEN json_valid(z.c_dil) THEN coalesce(json_extract(z.c_dil, '$[2]'),
-      json_extract(z.c_dil, '$[0]'),
-      CASE json_type(z.c_dil) WHEN 'integer' THEN json_extract(z.c_dil, '$') END) END AS d2,
-    CASE WHEN json_valid(z.c_outpad) THEN coalesce(json_extract(z.c_outpad, '$[0]'),
-      CASE json_type(z.c_outpad) WHEN 'integer' THEN json_extract(z.c_outpad, '$') END) END AS q0,
-    CASE WHEN json_valid(z.c_outpad) THEN coalesce(json_extract(z.c_outpad, '$[1]'),
-      json_extract(z.c_outpad, '$[0]'),
-      CASE json_type(z.c_outpad) WHEN 'integer' THEN json_extract(z.c_outpad, '$') END) END AS q1,
-    CASE WHEN json_valid(z.c_outpad) THEN coalesce(json_extract(z.c_outpad, '$[2]'),
-      json_extract(z.c_outpad, '$[0]'),
-      CASE json_type(z.c_outpad) WHEN 'integer' THEN json_extract(z.c_outpad, '$') END) END AS q2
-  FROM sized AS z
-  WHERE z.family = 'conv'
-),
--- Output size per spatial dim (NULL when a needed argument is unknown; 1 past the last dim).
-conv_out AS (
-  SELECT
-    c.*,
-    CASE WHEN c.in0 IS NULL THEN 1
-         WHEN c.c_pad = 'same' THEN c.in0
-         WHEN c.transposed THEN (c.in0 - 1) * c.s0 - 2 * c.p0 + c.d0 * (c.k0 - 1) + coalesce(c.q0, 0) + 1
-         ELSE (c.in0 + 2 * c.p0 - c.d0 * (c.k0 - 1) - 1) / c.s0 + 1 END AS o0,
-    CASE WHEN c.in1 IS NULL THEN 1
-         WHEN c.c_pad = 'same' THEN c.in1
-         WHEN c.transposed THEN (c.in1 - 1) * c.s1 - 2 * c.p1 + c.d1 * (c.k1 - 1) + coalesce(c.q1, 0) + 1
-         ELSE (c.in1 + 2 * c.p1 - c.d1 * (c.k1 - 1) - 1) / c.s1 + 1 END AS o1,
-    CASE WHEN c.in2 IS NULL THEN 1
-         WHEN c.c_pad = 'same' THEN c.in2
-         WHEN c.transposed THEN (c.in2 - 1) * c.s2 - 2 * c.p2 + c.d2 * (c.k2 - 1) + coalesce(c.q2, 0) + 1
-         ELSE (c.in2 + 2 * c.p2 - c.d2 * (c.k2 - 1) - 1) / c.s2 + 1 END AS o2,
-    CASE WHEN c.transposed THEN json_extract(c.dims, '$[1][1]') * c.groups
-         ELSE json_extract(c.dims, '$[1][0]') END AS c_out
-  FROM conv_geo AS c
-),
-conv_cost AS (
-  SELECT
-    c.trace_id, c.name, c.dims, c.types, c.dtype, c.device, c.calls, c.gpu_time, c.gpu_ops,
-    CASE WHEN c.transposed
-      THEN 2 * (c.n1 / json_extract(c.dims, '$[1][0]')) * c.n0
-      ELSE 2 * (c.n1 / json_extract(c.dims, '$[1][0]'))
-             * (json_extract(c.dims, '$[0][0]') * c.c_out * c.o0 * c.o1 * c.o2)
-    END + c.has_bias * (json_extract(c.dims, '$[0][0]') * c.c_out * c.o0 * c.o1 * c.o2) AS flops,
-    (c.n0 + c.n1 + c.has_bias * c.c_out
-      + json_extract(c.dims, '$[0][0]') * c.c_out * c.o0 * c.o1 * c.o2) * c.bpe AS bytes
-  FROM conv_out AS c
-),
--- Every other family, directly from the dims.
-other_cost AS (
-  SELECT
-    z.trace_id, z.name, z.dims, z.types, z.dtype, z.device, z.calls, z.gpu_time, z.gpu_ops,
-    CASE z.family
-      WHEN 'mm' THEN CASE WHEN z.r0 = 2 AND z.r1 = 2
-                           AND json_extract(z.dims, '$[0][1]') = json_extract(z.dims, '$[1][0]')
-        THEN 2 * json_extract(z.dims, '$[0][0]') * json_extract(z.dims, '$[1][1]')
-               * json_extract(z.dims, '$[0][1]') END
-      WHEN 'addmm' THEN CASE WHEN z.r1 = 2 AND z.r2 = 2
-                              AND json_extract(z.dims, '$[1][1]') = json_extract(z.dims, '$[2][0]')
-        THEN 2 * json_extract(z.dims, '$[1][0]') * json_extract(z.dims, '$[2][1]')
-               * json_extract(z.dims, '$[1][1]')
-             + json_extract(z.dims, '$[1][0]') * json_extract(z.dims, '$[2][1]') END
-      WHEN 'bmm' THEN CASE WHEN z.r0 = 3 AND z.r1 = 3
-                            AND json_extract(z.dims, '$[0][2]') = json_extract(z.dims, '$[1][1]')
-        THEN 2 * json_extract(z.dims, '$[0][0]') * json_extract(z.dims, '$[0][1]')
-               * json_extract(z.dims, '$[1][2]') * json_extract(z.dims, '$[0][2]') END
-      WHEN 'baddbmm' THEN CASE WHEN z.r1 = 3 AND z.r2 = 3
-                                AND json_extract(z.dims, '$[1][2]') = json_extract(z.dims, '$[2][1]')
-        THEN json_extract(z.dims, '$[1][0]')
-             * (2 * json_extract(z.dims, '$[1][1]') * json_extract(z.dims, '$[2][2]')
-                  * json_extract(z.dims, '$[1][2]')
-                + json_extract(z.dims, '$[1][1]') * json_extract(z.dims, '$[2][2]')) END
-      WHEN 'linear' THEN CASE WHEN z.r0 >= 1 AND z.r1 = 2
-                               AND json_extract(z.dims, '$[0][#-1]') = json_extract(z.dims, '$[1][1]')
-        THEN 2 * z.n0 * json_extract(z.dims, '$[1][0]')
-             + CASE WHEN coalesce(z.r2, 0) > 0
-                    THEN z.n0 / json_extract(z.dims, '$[0][#-1]') * json_extract(z.dims, '$[1][0]')
-                    ELSE 0 END END
-      WHEN 'matmul' THEN CASE WHEN z.r0 >= 1 AND z.r1 >= 1
-                               AND json_extract(z.dims, '$[0][#-1]')
-                                   = json_extract(z.dims, CASE WHEN z.r1 = 1 THEN '$[1][0]' ELSE '$[1][#-2]' END)
-        THEN 2 * json_extract(z.dims, '$[0][#-1]')
-             * (CASE WHEN z.r0 = 1 THEN 1 ELSE z.n0 / json_extract(z.dims, '$[0][#-1]') END)
-             * (CASE WHEN z.r1 = 1 THEN 1 ELSE json_extract(z.dims, '$[1][#-1]') END)
-             * (CASE WHEN z.r0 <= 2 AND z.r1 >= 3
-                     THEN z.n1 / (json_extract(z.dims, '$[1][#-1]') * json_extract(z.dims, '$[1][#-2]'))
-                     ELSE 1 END) END
-      WHEN 'conv_bwd' THEN
-        -- each gradient costs what the forward conv costs; the bias gradient one add per element
-        2 * (z.n2 / json_extract(z.dims, '$[2][0]'))
-          * (CASE WHEN z.c_transposed IN ('True', 'true', '1') THEN z.n_x ELSE z.n_gout END)
-          * (z.mask_in + z.mask_w)
-        + z.mask_b * z.n_gout
-      WHEN 'sdpa' THEN CASE WHEN z.r0 = 4 AND z.r1 = 4 AND z.r2 = 4
-        THEN json_extract(z.dims, '$[0][0]')
-             * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[0][1]' ELSE '$[0][2]' END)
-             * 2 * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[0][2]' ELSE '$[0][1]' END)
-             * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[1][2]' ELSE '$[1][1]' END)
-             * (json_extract(z.dims, '$[0][3]') + json_extract(z.dims, '$[2][3]'))
-             / (CASE WHEN z.c_causal IN ('True', 'true', '1', '2') THEN 2 ELSE 1 END) END
-      WHEN 'sdpa_bwd' THEN CASE WHEN z.r1 = 4 AND z.r2 = 4 AND z.r3 = 4
-        THEN json_extract(z.dims, '$[1][0]')
-             * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[1][1]' ELSE '$[1][2]' END)
-             * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[1][2]' ELSE '$[1][1]' END)
-             * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[2][2]' ELSE '$[2][1]' END)
-             * (6 * json_extract(z.dims, '$[1][3]') + 4 * json_extract(z.dims, '$[3][3]'))
-             / (CASE WHEN z.c_causal IN ('True', 'true', '1', '2') THEN 2 ELSE 1 END) END
-    END AS flops,
-    z.bpe * CASE z.family
-      WHEN 'mm' THEN json_extract(z.dims, '$[0][0]') * json_extract(z.dims, '$[0][1]')
-                   + json_extract(z.dims, '$[1][0]') * json_extract(z.dims, '$[1][1]')
-                   + json_extract(z.dims, '$[0][0]') * json_extract(z.dims, '$[1][1]')
-      WHEN 'addmm' THEN json_extract(z.dims, '$[1][0]') * json_extract(z.dims, '$[1][1]')
-                      + json_extract(z.dims, '$[2][0]') * json_extract(z.dims, '$[2][1]')
-                      + json_extract(z.dims, '$[1][0]') * json_extract(z.dims, '$[2][1]')
-                      + json_extract(z.dims, '$[2][1]')
-      WHEN 'bmm' THEN json_extract(z.dims, '$[0][0]')
-                    * (json_extract(z.dims, '$[0][1]') * json_extract(z.dims, '$[0][2]')
-                       + json_extract(z.dims, '$[1][1]') * json_extract(z.dims, '$[1][2]')
-                       + json_extract(z.dims, '$[0][1]') * json_extract(z.dims, '$[1][2]'))
-      WHEN 'baddbmm' THEN json_extract(z.dims, '$[1][0]')
-                        * (json_extract(z.dims, '$[1][1]') * json_extract(z.dims, '$[1][2]')
-                           + json_extract(z.dims, '$[2][1]') * json_extract(z.dims, '$[2][2]')
-                           + json_extract(z.dims, '$[1][1]') * json_extract(z.dims, '$[2][2]')
-                           + json_extract(z.dims, '$[2][2]'))
-      WHEN 'linear' THEN z.n0 + z.n1 + coalesce(z.n2, 0)
-                       + z.n0 / json_extract(z.dims, '$[0][#-1]') * json_extract(z.dims, '$[1][0]')
-      WHEN 'matmul' THEN z.n0 + z.n1
-        + (CASE WHEN z.r0 = 1 THEN 1 ELSE z.n0 / json_extract(z.dims, '$[0][#-1]') END)
-          * (CASE WHEN z.r1 = 1 THEN 1 ELSE json_extract(z.dims, '$[1][#-1]') END)
-          * (CASE WHEN z.r0 <= 2 AND z.r1 >= 3
-                  THEN z.n1 / (json_extract(z.dims, '$[1][#-1]') * json_extract(z.dims, '$[1][#-2]'))
-                  ELSE 1 END)
-      WHEN 'conv_bwd' THEN z.n_gout + z.n_x + z.n2 + z.mask_in * z.n_x + z.mask_w * z.n2
-      WHEN 'sdpa' THEN z.n0 + z.n1 + z.n2
-        + json_extract(z.dims, '$[0][0]')
-          * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[0][1]' ELSE '$[0][2]' END)
-          * json_extract(z.dims, CASE z.layout WHEN 'bhnd' THEN '$[0][2]' ELSE '$[0][1]' END)
-          * json_extract(z.dims, '$[2][3]')
-      WHEN 'sdpa_bwd' THEN 2 * (z.n1 + z.n2 + z.n3) + z.n0
-    END AS bytes
-  FROM masked AS z
-  WHERE z.family <> 'conv'
+-- FLOPs, bytes and dtype of one op per shape (view op_costs: the formulas above).
+costs AS (
+  SELECT op_event_id, dtype, flops, bytes FROM op_costs
+  WHERE op_event_id IN (SELECT rep FROM shapes)
 ),
 costed AS (
-  SELECT * FROM conv_cost
-  UNION ALL
-  SELECT * FROM other_cost
+  SELECT s.*, c.dtype, c.flops, c.bytes
+  FROM shapes AS s
+  JOIN costs AS c ON c.op_event_id = s.rep
 ),
 -- Back to the shapes, with the device and its peaks.
 rated AS (

@@ -1,5 +1,5 @@
 -- device_peaks: published peak throughput of common accelerators, for "% of peak" figures
--- (bundled query gemm_flops). A row applies to every devices row whose name is LIKE its
+-- (bundled queries gemm_flops and op_roofline). A row applies to every devices row whose name is LIKE its
 -- pattern (case-insensitive); when several patterns match, the highest priority wins.
 -- All compute figures are DENSE (without 2:4 structured sparsity, i.e. half of the datasheet's
 -- starred sparse figure). NULL = the device has no such mode or no published figure.
@@ -36,6 +36,8 @@ INSERT INTO device_peaks VALUES
    'NVIDIA A100 Tensor Core GPU datasheet, A100 80GB PCIe column'),
   ('NVIDIA B200%', 1, 'B200 (HGX B200, 1000 W)', 2250.0, 2250.0, 1100.0, 75.0, 7700,
    'NVIDIA HGX B200 datasheet, per-GPU figures; dense = half of sparse figures'),
+  ('NVIDIA B300%', 1, 'B300 (HGX B300)', 2250.0, 2250.0, 1125.0, 75.0, 8000,
+   'NVIDIA HGX B300 specifications, 8-GPU figures / 8 (FP16/BF16 36 PF, TF32 18 PF sparse; FP32 600 TF); dense = half of sparse figures; HBM3e up to 8 TB/s per GPU'),
   ('AMD Instinct MI300X%', 1, 'MI300X OAM 192GB', 1307.4, 1307.4, 653.7, 163.4, 5300,
    'AMD Instinct MI300X data sheet (peak matrix FP16/BF16/TF32/FP32, dense)'),
   ('Tesla V100-SXM2%', 1, 'V100 SXM2', NULL, 125.0, NULL, 15.7, 900,
