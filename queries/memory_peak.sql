@@ -15,19 +15,24 @@
 --   reserved_at_peak 'Total Reserved' at that event; peak_reserved the largest over the trace
 --   start_allocated / end_allocated  the level after the first / last event
 WITH
--- The allocator events (view memory_events), read once, with allocated: Total Allocated, or (traces
--- without totals) the running sum of Bytes per device over the events without one (one window
--- pass, which also gives the order of the scans below).
-ev AS MATERIALIZED (
-  SELECT id, trace_id, ts, cpu_op_id, step, bytes, total_allocated, total_reserved, device_type,
-         device_id,
-         CASE WHEN total_allocated IS NOT NULL THEN total_allocated
-              ELSE sum(bytes) FILTER (WHERE total_allocated IS NULL)
-                     OVER (PARTITION BY trace_id, device_type, device_id
-                           ORDER BY ts, id ROWS UNBOUNDED PRECEDING) END AS allocated,
-         CASE WHEN total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
+mem AS MATERIALIZED (                  -- the allocator events (view memory_events), read once
+  SELECT id, trace_id, ts, cpu_op_id, step, bytes, total_allocated, total_reserved, device_type, device_id
   FROM memory_events
   WHERE :trace_id IS NULL OR trace_id = :trace_id
+),
+-- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device over
+-- the events without one (a window pass only over those: most traces have none).
+ev AS MATERIALIZED (
+  SELECT m.*, m.total_allocated AS allocated, 'trace' AS source
+  FROM mem AS m
+  WHERE m.total_allocated IS NOT NULL
+  UNION ALL
+  SELECT m.*,
+         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
+                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING),
+         'cumulative'
+  FROM mem AS m
+  WHERE m.total_allocated IS NULL
 ),
 -- Per device (memory_devices: its events, span, and whether totals are missing), the maxima of
 -- its events into a JSON array, from one scan of the events grouped by device (a scan per device

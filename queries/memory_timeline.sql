@@ -26,6 +26,7 @@ WITH
 -- how many buckets (0: one row per event) and k, a number for each in output order.
 dev AS MATERIALIZED (
   SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1,
+         without_total,
          CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
               WHEN coalesce(:points, 2000) > 0 AND events > coalesce(:points, 2000)
               THEN coalesce(:points, 2000)
@@ -35,28 +36,34 @@ dev AS MATERIALIZED (
   WHERE (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
 ),
--- The events of these devices, read once (memory_events), each with its device's number and size.
-mem AS MATERIALIZED (
-  SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated, m.total_reserved, d.k, d.nb
-  FROM memory_events AS m             -- the events scanned once, each one's device looked up
-  CROSS JOIN dev AS d
-  WHERE d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
-),
 -- allocated: Total Allocated, or (events without it) the running sum of the Bytes of the device's
--- events without it. (A window's pass costs about a microsecond per row, so the per-event rows'
--- next_ts is taken in the same pass, and only for the devices listed per event.)
+-- events without it (a window's pass, about a microsecond per row, only over those: most traces
+-- have none).
 -- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
 -- last event falls in bucket nb-1).
 keyed AS MATERIALIZED (
-  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, a.source, d.k,
-         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
+  SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated AS allocated, m.total_reserved,
+         'trace' AS source, d.k,
+         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (m.ts - d.t0) * d.nb / (d.t1 - d.t0)
                                               ELSE 0 END) AS key
-  FROM (SELECT id, ts, cpu_op_id, bytes, total_reserved, k,
-               CASE WHEN total_allocated IS NOT NULL THEN total_allocated
-                    ELSE sum(bytes) FILTER (WHERE total_allocated IS NULL)
-                           OVER (PARTITION BY k ORDER BY ts, id ROWS UNBOUNDED PRECEDING) END AS allocated,
-               CASE WHEN total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
-        FROM mem WHERE nb > 0) AS a
+  FROM memory_events AS m             -- the events scanned once (not at all when no device is
+  CROSS JOIN dev AS d                 -- bucketed: the constant test first), the device looked up
+  WHERE (SELECT max(nb) FROM dev) > 0
+    AND d.nb > 0 AND m.total_allocated IS NOT NULL
+    AND d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
+  UNION ALL
+  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, 'cumulative', d.k,
+         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
+                                              ELSE 0 END)
+  FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, d.k,
+               sum(m.bytes) OVER (PARTITION BY d.k ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING)
+                 AS allocated
+        FROM memory_events AS m         -- (the same for the events without a total, when a
+        CROSS JOIN dev AS d             -- bucketed device has some)
+        WHERE (SELECT max(nb) FROM dev WHERE without_total > 0) > 0
+          AND d.nb > 0 AND d.without_total > 0 AND m.total_allocated IS NULL
+          AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
+          AND d.device_id IS m.device_id) AS a
   JOIN dev AS d ON d.k = a.k
 ),
 per_bucket AS MATERIALIZED (
@@ -96,7 +103,13 @@ rows AS (
                     ELSE sum(bytes) FILTER (WHERE total_allocated IS NULL) OVER w END AS allocated,
                CASE WHEN total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source,
                lead(ts) OVER w AS next_ts
-        FROM mem WHERE nb = 0
+        FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated, m.total_reserved, d.k
+              FROM memory_events AS m   -- the events scanned once (not at all when every device
+              CROSS JOIN dev AS d       -- is bucketed: the constant test first)
+              WHERE (SELECT min(nb) FROM dev) = 0
+                AND d.nb = 0
+                AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
+                AND d.device_id IS m.device_id)
         WINDOW w AS (PARTITION BY k ORDER BY ts, id ROWS UNBOUNDED PRECEDING)) AS e
   JOIN dev AS d ON d.k = e.k
   UNION ALL
