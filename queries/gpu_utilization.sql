@@ -41,16 +41,20 @@ gaps AS (                             -- each gap with the first and last bucket
   WHERE g.dur > 0
 ),
 pieces(trace_id, device, cause, k, k1, ts, end_ts, t0, w) AS (  -- a gap cut at bucket edges
-  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps
+  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps WHERE k1 > k0
   UNION ALL
   SELECT trace_id, device, cause, k + 1, k1, ts, end_ts, t0, w FROM pieces WHERE k < k1
 ),
-idle AS (
+idle AS (                             -- (a gap within one bucket, most of them, is not cut)
   SELECT trace_id, device, k,
          sum(CASE WHEN cause = 'host' THEN len ELSE 0 END) AS host_ns,
          sum(CASE WHEN cause = 'device' THEN len ELSE 0 END) AS device_ns,
          sum(CASE WHEN cause = 'unknown' THEN len ELSE 0 END) AS unknown_ns
-  FROM (SELECT trace_id, device, cause, k,
+  FROM (SELECT trace_id, device, cause, k0 AS k,
+               min(end_ts, t0 + (k0 + 1) * w) - max(ts, t0 + k0 * w) AS len
+        FROM gaps WHERE k1 <= k0
+        UNION ALL
+        SELECT trace_id, device, cause, k,
                min(end_ts, t0 + (k + 1) * w) - max(ts, t0 + k * w) AS len
         FROM pieces)
   GROUP BY trace_id, device, k

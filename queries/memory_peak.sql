@@ -15,24 +15,24 @@
 --   reserved_at_peak 'Total Reserved' at that event; peak_reserved the largest over the trace
 --   start_allocated / end_allocated  the level after the first / last event
 WITH
-mem AS MATERIALIZED (                  -- the allocator events (view memory_events)
+mem AS MATERIALIZED (                  -- the allocator events (view memory_events), read once
   SELECT id, trace_id, ts, cpu_op_id, step, bytes, total_allocated, total_reserved, device_type, device_id
   FROM memory_events
   WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
--- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
-cum AS MATERIALIZED (                  -- the running sums (only where a total is missing)
-  SELECT id,
-         sum(bytes) OVER (PARTITION BY trace_id, device_type, device_id
-                          ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS allocated
-  FROM mem WHERE total_allocated IS NULL
-),
-ev AS NOT MATERIALIZED (
-  SELECT m.*,
-         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
-              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
-         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
+-- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device over
+-- the events without one (a window pass only over those: most traces have none).
+ev AS MATERIALIZED (
+  SELECT m.*, m.total_allocated AS allocated, 'trace' AS source
   FROM mem AS m
+  WHERE m.total_allocated IS NOT NULL
+  UNION ALL
+  SELECT m.*,
+         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
+                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING),
+         'cumulative'
+  FROM mem AS m
+  WHERE m.total_allocated IS NULL
 ),
 -- Per device (memory_devices: its events, span, and whether totals are missing), the maxima of
 -- its events into a JSON array, from one scan of the events grouped by device (a scan per device
@@ -42,12 +42,7 @@ maxima AS MATERIALIZED (
   SELECT trace_id, device_type, device_id,
          json_array(max(allocated), max(total_reserved),
                     max(typeof(allocated) = 'real' OR typeof(total_reserved) = 'real')) AS st
-  FROM (SELECT m.trace_id, m.device_type, m.device_id, m.total_reserved,
-               CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated ELSE c.allocated END
-                 AS allocated         -- (as ev's, cum joined: looked up through an index)
-        FROM mem AS m
-        LEFT JOIN cum AS c ON c.id = m.id
-        WHERE :trace_id IS NULL OR m.trace_id = :trace_id)
+  FROM ev
   GROUP BY trace_id, device_type, device_id
 ),
 dev_scan AS MATERIALIZED (

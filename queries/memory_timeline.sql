@@ -23,47 +23,48 @@
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
 WITH
 -- The devices in scope, from memory_devices (their span and size without a pass over the events):
--- how many buckets (0: one row per event) and k, a number for each.
+-- how many buckets (0: one row per event) and k, a number for each in output order.
 dev AS MATERIALIZED (
-  SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1, without_total,
+  SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1,
+         without_total,
          CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
               WHEN coalesce(:points, 2000) > 0 AND events > coalesce(:points, 2000)
               THEN coalesce(:points, 2000)
               ELSE 0 END AS nb,
-         row_number() OVER () AS k
+         row_number() OVER (ORDER BY trace_id, device_type, device_id) AS k
   FROM memory_devices
   WHERE (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
 ),
--- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device.
-cum AS MATERIALIZED (                  -- the running sums (only devices with events lacking a total)
-  SELECT m.id,
-         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
-                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING) AS allocated
-  FROM memory_events AS m             -- the events scanned once (not at all when every event has
-  CROSS JOIN dev AS d                 -- its total: the constant test first), the device looked up
-  WHERE (SELECT max(without_total) FROM dev) > 0
-    AND d.without_total > 0 AND m.total_allocated IS NULL
-    AND d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
-),
-alloc AS NOT MATERIALIZED (
-  SELECT m.id, m.trace_id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, m.device_type, m.device_id,
-         CASE WHEN m.total_allocated IS NOT NULL THEN m.total_allocated
-              ELSE (SELECT c.allocated FROM cum AS c WHERE c.id = m.id) END AS allocated,
-         CASE WHEN m.total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source
-  FROM memory_events AS m
-),
+-- allocated: Total Allocated, or (events without it) the running sum of the Bytes of the device's
+-- events without it (a window's pass, about a microsecond per row, only over those: most traces
+-- have none).
 -- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
 -- last event falls in bucket nb-1).
 keyed AS MATERIALIZED (
-  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, a.source, d.k,
-         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
+  SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated AS allocated, m.total_reserved,
+         'trace' AS source, d.k,
+         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (m.ts - d.t0) * d.nb / (d.t1 - d.t0)
                                               ELSE 0 END) AS key
-  FROM alloc AS a
-  CROSS JOIN dev AS d                 -- scan the events once, each one's device through an index
+  FROM memory_events AS m             -- the events scanned once (not at all when no device is
+  CROSS JOIN dev AS d                 -- bucketed: the constant test first), the device looked up
   WHERE (SELECT max(nb) FROM dev) > 0
-    AND d.trace_id = a.trace_id AND d.device_type IS a.device_type AND d.device_id IS a.device_id
-    AND d.nb > 0
+    AND d.nb > 0 AND m.total_allocated IS NOT NULL
+    AND d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
+  UNION ALL
+  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, 'cumulative', d.k,
+         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
+                                              ELSE 0 END)
+  FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, d.k,
+               sum(m.bytes) OVER (PARTITION BY d.k ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING)
+                 AS allocated
+        FROM memory_events AS m         -- (the same for the events without a total, when a
+        CROSS JOIN dev AS d             -- bucketed device has some)
+        WHERE (SELECT max(nb) FROM dev WHERE without_total > 0) > 0
+          AND d.nb > 0 AND d.without_total > 0 AND m.total_allocated IS NULL
+          AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
+          AND d.device_id IS m.device_id) AS a
+  JOIN dev AS d ON d.k = a.k
 ),
 per_bucket AS MATERIALIZED (
   SELECT key, k, count(*) AS events, sum(bytes) AS bytes,
@@ -92,16 +93,25 @@ first_max AS (                        -- the earliest event at the bucket's maxi
   GROUP BY key
 ),
 rows AS (
-  -- One row per event (end_ts below).
+  -- One row per event; end_ts = the device's next event (NULL at the last).
   SELECT
-    e.trace_id, e.device_type, e.device_id, e.ts, NULL AS end_ts, 1 AS events, e.bytes,
+    d.trace_id, d.device_type, d.device_id, e.ts, e.next_ts AS end_ts, 1 AS events, e.bytes,
     e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
     e.total_reserved AS reserved_max, e.cpu_op_id AS op_id, e.source, e.id AS sort_id
-  FROM alloc AS e                     -- the events scanned once (not at all when every device is
-  CROSS JOIN dev AS d                 -- bucketed: the constant test first), the device looked up
-  WHERE (SELECT min(nb) FROM dev) = 0
-    AND d.nb = 0
-    AND d.trace_id = e.trace_id AND d.device_type IS e.device_type AND d.device_id IS e.device_id
+  FROM (SELECT id, ts, cpu_op_id, bytes, total_reserved, k,
+               CASE WHEN total_allocated IS NOT NULL THEN total_allocated
+                    ELSE sum(bytes) FILTER (WHERE total_allocated IS NULL) OVER w END AS allocated,
+               CASE WHEN total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source,
+               lead(ts) OVER w AS next_ts
+        FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated, m.total_reserved, d.k
+              FROM memory_events AS m   -- the events scanned once (not at all when every device
+              CROSS JOIN dev AS d       -- is bucketed: the constant test first)
+              WHERE (SELECT min(nb) FROM dev) = 0
+                AND d.nb = 0
+                AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
+                AND d.device_id IS m.device_id)
+        WINDOW w AS (PARTITION BY k ORDER BY ts, id ROWS UNBOUNDED PRECEDING)) AS e
+  JOIN dev AS d ON d.k = e.k
   UNION ALL
   -- One row per non-empty bucket.
   SELECT
@@ -115,14 +125,10 @@ rows AS (
   JOIN last AS l ON l.key = m.key
   LEFT JOIN first_max AS f ON f.key = m.key
 )
--- A device's rows are all per event or all per bucket. The window's sort gives the output order
--- (the ORDER BY repeats it, so no second sort); per event, end_ts = the next event's ts (bucket
--- rows have theirs).
-SELECT r.trace_id, r.device_type, r.device_id, r.ts,
-       coalesce(r.end_ts, lead(r.ts) OVER w) AS end_ts,
+-- A device's rows are all per event or all per bucket.
+SELECT r.trace_id, r.device_type, r.device_id, r.ts, r.end_ts,
        r.events, r.bytes, r.allocated, r.allocated_max, r.reserved, r.reserved_max,
        op.name AS op_name, r.source
 FROM rows AS r
 LEFT JOIN events AS op ON op.id = r.op_id
-WINDOW w AS (PARTITION BY r.trace_id, r.device_type, r.device_id ORDER BY r.ts, r.sort_id)
 ORDER BY r.trace_id, r.device_type, r.device_id, r.ts, r.sort_id;
