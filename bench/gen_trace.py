@@ -42,6 +42,7 @@ Python 3 standard library only.  Prints bytes/events/arg pairs to stderr.
 import argparse
 import gzip
 import json
+import os
 import random
 import sys
 import time
@@ -1137,6 +1138,8 @@ def main():
         for rank in range(a.ranks):
             a.rank = rank
             a.output = pattern.replace("{rank}", str(rank))
+            if os.path.dirname(a.output):
+                os.makedirs(os.path.dirname(a.output), exist_ok=True)
             # Every rank has the first rank's number of steps (their sizes differ by a few bytes).
             a.steps = write_trace(a)
         return

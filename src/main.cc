@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views, except op_kernel_links (smaller, slower to query)");
   imp->add_option("-j,--jobs", iopt.jobs,
                   "Traces read and built at once (memory grows with it), written one at a time in the order given "
-                  "(default: the number of cores; the database is the same for any number)")
+                  "(default: the number of cores, at most 8; the database is the same for any number)")
       ->check(CLI::PositiveNumber);
   imp->add_flag("--keep-going", iopt.keep_going,
                 "Leave out a trace that fails, import the others, report the failures and exit with status 2");

@@ -16,7 +16,7 @@ struct ImportOptions {
   bool timings = false;   // print per-stage timings on stderr
   bool materialize = true;  // build the heavy analysis views as tables at import
   // Traces read and built at once, counting the one being written (memory grows with it);
-  // 0: the number of cores. Whatever the number, the database is the same.
+  // 0: the number of cores, at most 8. Whatever the number, the database is the same.
   int jobs = 0;
   bool keep_going = false;  // a trace that fails is left out (ImportSummary::failed), not the import
   // Receives warnings (one line each, no trailing newline). Defaults to stderr.

@@ -492,7 +492,11 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
       CheckInterrupted();
     };
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int jobs = std::clamp(options.jobs > 0 ? options.jobs : cores, 1, static_cast<int>(traces.size()));
+    // Default: the cores, at most kDefaultJobs: past that the one writer bounds the import (see
+    // bench/README.md) and more traces in flight would only hold memory while they wait for it.
+    constexpr int kDefaultJobs = 8;
+    const int jobs = std::clamp(options.jobs > 0 ? options.jobs : std::min(cores, kDefaultJobs), 1,
+                                static_cast<int>(traces.size()));
     summary.jobs = jobs;
     if (jobs == 1 && !options.keep_going) {
       // One trace at a time, built with the import's interners.
