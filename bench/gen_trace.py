@@ -11,6 +11,18 @@ backward pass on the autograd thread, DDP all-reduces (NCCL kernels),
 ``baseTimeNanoseconds`` is written after ``traceEvents``; ``ts``/``dur`` are
 relative microseconds with 3 decimals (``1419247332972.313``).
 
+``--ranks N`` writes every rank of one job (one file per rank, ``{rank}`` in
+the output name): the ranks agree with each other, as the ranks of a real
+job do: the same steps, ops and collectives in the same order, on one
+timeline (one seed for all); only the rank's own values differ (rank, GPU,
+pid, ``distributedInfo``) and the start of each NCCL kernel: rank r reaches
+collective c ``arrival(r, c)`` ns after the earliest possible start, uniform in
+``[0, --skew-us]`` (seeded by the collective), plus ``--slow-us`` on the slow
+rank (``--slow-rank``, default the last), and every rank's kernel ends when the
+last one has arrived (plus the transfer), so the slow rank is the last to
+start every collective: the straggler that ``collectives`` (``slowest_rank``)
+and ``tracesql advise`` (rule ``stragglers``) must name.
+
 ``--cpu-only`` writes what a CPU-only profile (``ProfilerActivity.CPU``) of the
 same run holds: the host events (ops, Python frames, annotations, ``[memory]``,
 ``fwdbwd`` flows) without runtime calls, GPU activity or ``ac2g`` flows.
@@ -22,6 +34,7 @@ Python re-serialised traces).  A name ending in ``.gz`` writes gzip.
     bench/gen_trace.py --target-mb 500 -o bench/out/trace_500mb.json
     bench/gen_trace.py --target-mb 20 --compact -o /tmp/t.json.gz
     bench/gen_trace.py --target-mb 534 --cpu-only -o bench/out/trace_cpu_534mb.json
+    bench/gen_trace.py --ranks 8 --target-mb 20 -o bench/out/job8/rank{rank}.json.gz
 
 Python 3 standard library only.  Prints bytes/events/arg pairs to stderr.
 """
@@ -29,6 +42,7 @@ Python 3 standard library only.  Prints bytes/events/arg pairs to stderr.
 import argparse
 import gzip
 import json
+import os
 import random
 import sys
 import time
@@ -317,6 +331,8 @@ class Gen(object):
         self.rank = a.rank
         self.dev = a.rank % a.gpus
         self.pid = 2910249 + self.rng.randint(0, 9000)
+        if a.ranks:
+            self.pid += 11 * a.rank    # one process per rank; the seed (and so the rest) is the job's
         self.tid_main = self.pid
         self.tid_bwd = self.pid + 9503
         self.dev_s = str(self.dev)
@@ -579,6 +595,11 @@ class Gen(object):
         if k_start < free:
             k_start = free + rng.randint(900, 2500)
         k_dur = rng.randint(kern.dur[0], kern.dur[1])
+        if self.a.ranks and stream == self.a.nccl_stream:
+            # One collective of the job: this rank starts when it arrives; every rank ends together.
+            arrivals = self.arrivals()
+            k_dur += max(arrivals) - arrivals[self.rank]
+            k_start += arrivals[self.rank]
         self.stream_free[stream] = k_start + k_dur
         if stream == 7:
             if self.step_gpu_first is None:
@@ -602,6 +623,15 @@ class Gen(object):
                '"External id": %d,%s"cbid": %d, "correlation": %d' % (ext, ks, kern.cbid, corr), 3)
         self.flow(g, "s", corr, self.pid_s, tid_s, rt_start, "ac2g")
         return rt_start + rt_dur
+
+    def arrivals(self):
+        """--ranks: when each rank of the job reaches the current collective (self.comm_seq), in ns
+        after the earliest possible start; the same list on every rank."""
+        a = self.a
+        r = random.Random(a.seed * 1000003 + self.comm_seq)
+        out = [r.randint(0, int(a.skew_us * 1000)) for _ in range(a.ranks)]
+        out[a.slow_rank] += int(a.slow_us * 1000)
+        return out
 
     def runtime_only(self, name, cbid, t, dur, tid_s, ext):
         """Runtime call without GPU activity: Kineto puts an f on the call itself."""
@@ -1084,13 +1114,42 @@ def main():
     ap.add_argument("--gzip-level", type=int, default=6)
     ap.add_argument("--cpu-only", action="store_true",
                     help="host events only, as a CPU-only profile records (no runtime calls, GPU activity, ac2g flows)")
+    ap.add_argument("--ranks", type=int, default=0,
+                    help="write every rank of one job of this many ranks (world size); the output name "
+                         "holds {rank}")
+    ap.add_argument("--skew-us", type=float, default=200.0,
+                    help="--ranks: arrival at each collective spread uniformly over this many us")
+    ap.add_argument("--slow-rank", type=int, default=-1, help="--ranks: the straggler (default: the last rank)")
+    ap.add_argument("--slow-us", type=float, default=2000.0,
+                    help="--ranks: how much later the slow rank reaches each collective, in us")
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args()
     if not 1 <= a.gpus <= 8:
         ap.error("--gpus must be 1..8")
+    if a.ranks:
+        if "{rank}" not in a.output:
+            ap.error("--ranks: the output name must hold {rank}, e.g. -o job/rank{rank}.json.gz")
+        if a.slow_rank < 0:
+            a.slow_rank = a.ranks - 1
+        if a.slow_rank >= a.ranks:
+            ap.error("--slow-rank must be < --ranks")
+        a.world_size = a.ranks
+        pattern = a.output
+        for rank in range(a.ranks):
+            a.rank = rank
+            a.output = pattern.replace("{rank}", str(rank))
+            if os.path.dirname(a.output):
+                os.makedirs(os.path.dirname(a.output), exist_ok=True)
+            # Every rank has the first rank's number of steps (their sizes differ by a few bytes).
+            a.steps = write_trace(a)
+        return
     if a.rank >= a.world_size:
         ap.error("--rank must be < --world-size")
+    write_trace(a)
 
+
+def write_trace(a):
+    """Writes one trace as a says; returns its number of steps."""
     g = Gen(a)
     target = int(a.target_mb * 1e6)
     t_wall = time.time()
@@ -1137,6 +1196,7 @@ def main():
                      % (a.output, written, g.n_events, g.n_args, nstep,
                         written / max(g.n_events, 1), g.n_args / max(g.n_events, 1), el,
                         written / 1e6 / max(el, 1e-9)))
+    return nstep
 
 
 if __name__ == "__main__":

@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
   imp->add_flag("--strict", iopt.strict, "Treat a truncated trace as an error");
   imp->add_flag("--timings", iopt.timings, "Print per-stage timings on stderr");
   imp->add_flag("--no-materialize", no_materialize, "Keep the analysis views as views, except op_kernel_links (smaller, slower to query)");
+  imp->add_option("-j,--jobs", iopt.jobs,
+                  "Traces read and built at once (memory grows with it), written one at a time in the order given "
+                  "(default: the number of cores, at most 8; the database is the same for any number)")
+      ->check(CLI::PositiveNumber);
+  imp->add_flag("--keep-going", iopt.keep_going,
+                "Leave out a trace that fails, import the others, report the failures and exit with status 2");
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
 
   // shell
@@ -193,13 +199,19 @@ int main(int argc, char** argv) {
       ImportSummary s = ImportTraces(traces, out_path, iopt);
       if (!quiet) cli::PrintImportSummary(s, out_path);
       if (iopt.timings) {
-        std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s\n",
-                     s.stages.read_split, s.stages.parse, s.stages.build, s.stages.insert, s.stages.index, s.stages.views);
+        std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s%s\n",
+                     s.stages.read_split, s.stages.parse, s.stages.build, s.stages.insert, s.stages.index, s.stages.views,
+                     s.jobs > 1 ? fmt::format(" (read, parse, build: summed over {} traces at a time)", s.jobs).c_str() : "");
         std::string per_view;
         for (const auto& [file, secs] : s.stages.view_files) {
           if (secs >= 0.01) per_view += fmt::format("{}{} {:.2f} s", per_view.empty() ? "" : " | ", file, secs);
         }
         if (!per_view.empty()) std::fprintf(stderr, "views: %s\n", per_view.c_str());
+      }
+      if (!s.failed.empty()) {
+        std::fprintf(stderr, "tracesql: %zu of %zu traces failed and were left out (--keep-going)\n", s.failed.size(),
+                     traces.size());
+        return 2;
       }
       return 0;
     }

@@ -15,6 +15,10 @@ struct ImportOptions {
   bool progress = false;  // draw a progress bar on stderr
   bool timings = false;   // print per-stage timings on stderr
   bool materialize = true;  // build the heavy analysis views as tables at import
+  // Traces read and built at once, counting the one being written (memory grows with it);
+  // 0: the number of cores, at most 8. Whatever the number, the database is the same.
+  int jobs = 0;
+  bool keep_going = false;  // a trace that fails is left out (ImportSummary::failed), not the import
   // Receives warnings (one line each, no trailing newline). Defaults to stderr.
   std::function<void(const std::string&)> warn;
 };
@@ -36,7 +40,9 @@ struct ImportSummary {
   int64_t json_bytes = 0;  // uncompressed JSON bytes read
   int64_t file_bytes = 0;  // bytes on disk
   double seconds = 0;
-  StageTimes stages;
+  StageTimes stages;  // with jobs > 1, read, parse and build are summed over the traces built at once
+  int jobs = 1;       // traces built at once
+  std::vector<std::string> failed;  // keep_going: the errors of the traces left out, in order
 };
 
 // Imports the traces into a new database at db_path: built in a temporary file in the same

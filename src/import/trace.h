@@ -264,6 +264,18 @@ class InputShapes {
   std::deque<Shape> shapes_;      // id = index + 1
 };
 
+// The interners of one import, whose ids are the database's. A parallel import builds each trace
+// with interners of its own and moves the trace to these ids before writing it (remap.h).
+struct Interners {
+  Interner strings;
+  StackInterner stacks;
+  ArgShapes shapes;
+  InputShapes input_shapes;
+  bool empty() const {
+    return strings.size() <= 1 && stacks.nodes().empty() && shapes.sigs().empty() && input_shapes.shapes().empty();
+  }
+};
+
 // A flow row: a start bound to a later step or end of the same (cat, id), or a point alone.
 struct FlowRow {
   int64_t src = -1, dst = -1;  // event index or -1
