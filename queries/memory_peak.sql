@@ -22,17 +22,20 @@ mem AS MATERIALIZED (                  -- the allocator events (view memory_even
 ),
 -- allocated: Total Allocated, or (traces without totals) the running sum of Bytes per device over
 -- the events without one (a window pass only over those: most traces have none).
-ev AS MATERIALIZED (
+cum AS MATERIALIZED (
+  SELECT m.*,
+         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
+                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING) AS allocated,
+         'cumulative' AS source
+  FROM mem AS m
+  WHERE m.total_allocated IS NULL
+),
+ev AS NOT MATERIALIZED (
   SELECT m.*, m.total_allocated AS allocated, 'trace' AS source
   FROM mem AS m
   WHERE m.total_allocated IS NOT NULL
   UNION ALL
-  SELECT m.*,
-         sum(m.bytes) OVER (PARTITION BY m.trace_id, m.device_type, m.device_id
-                            ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING),
-         'cumulative'
-  FROM mem AS m
-  WHERE m.total_allocated IS NULL
+  SELECT * FROM cum
 ),
 -- Per device (memory_devices: its events, span, and whether totals are missing), the maxima of
 -- its events into a JSON array, from one scan of the events grouped by device (a scan per device
