@@ -55,9 +55,10 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="print_suppressions=0"
 # Tests whose time goes to code outside tracesql run in the first pass only: compat.* (sql.js under
-# Node), views.* (Python and SQLite recomputing the views; real.* imports the same traces here) and
-# report.browser (Chromium drawing the page; report.errors and report.bar write pages here).
-(cd "$ASAN_BUILD" && ctest --output-on-failure -j"$JOBS" -E '^(compat|views)[.]|^report[.]browser$') || status=$?
+# Node), views.* (Python and SQLite recomputing the views; real.* imports the same traces here),
+# report.browser (Chromium drawing the page; report.errors and report.bar write pages here) and
+# export.roundtrip (Python comparing every event of 20 traces; export.cli exports here).
+(cd "$ASAN_BUILD" && ctest --output-on-failure -j"$JOBS" -E '^(compat|views)[.]|^report[.]browser$|^export[.]roundtrip$') || status=$?
 reports=$(grep -l -E "ERROR: |runtime error|SUMMARY: " "$logs"/* 2>/dev/null || true)
 if [ -n "$reports" ]; then
   echo "sanitizer reports:" >&2
