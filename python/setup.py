@@ -15,7 +15,7 @@ import stat
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
@@ -52,17 +52,23 @@ class BuildWithProgram(build_py):
             target = os.path.join(dest, os.path.basename(src))
             shutil.copyfile(src, target)
             os.chmod(target, os.stat(target).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            # Debug information is most of a RelWithDebInfo program's size (31 MB -> 4 MB).
+            if shutil.which("strip"):
+                subprocess.run(["strip", "--strip-debug", target], check=True)
+
+
+class ProgramDistribution(Distribution):
+    """Says the distribution is not pure Python, so the package goes to platlib in the wheel."""
+
+    def has_ext_modules(self):
+        return True
 
 
 class PlatformWheel(bdist_wheel):
     """A wheel for one platform (it carries a native program) that works with any Python 3."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
-
     def get_tag(self):
         return "py3", "none", wheel_tag.platform_tag([binary_path()] + bundled_libs())
 
 
-setup(version=program_version(), cmdclass={"build_py": BuildWithProgram, "bdist_wheel": PlatformWheel})
+setup(version=program_version(), distclass=ProgramDistribution, cmdclass={"build_py": BuildWithProgram, "bdist_wheel": PlatformWheel})
