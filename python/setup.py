@@ -49,7 +49,7 @@ class BuildWithProgram(build_py):
         dest = os.path.join(self.build_lib, "tracesql", "_bin")
         os.makedirs(dest, exist_ok=True)
         for src in [binary_path()] + bundled_libs():
-            target = os.path.join(dest, os.path.basename(src))
+            target = os.path.join(dest, wheel_tag.soname(src) or os.path.basename(src))
             shutil.copyfile(src, target)
             os.chmod(target, os.stat(target).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
             # Debug information is most of a RelWithDebInfo program's size (31 MB -> 4 MB).

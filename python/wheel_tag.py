@@ -39,6 +39,13 @@ def requirements(path):
     return highest("GLIBC"), highest("GLIBCXX"), highest("CXXABI"), set(needed)
 
 
+def soname(path):
+    """The name a shared library is loaded by (its DT_SONAME), or None."""
+    out = subprocess.run(["objdump", "-p", path], capture_output=True, text=True).stdout
+    found = re.search(r"^\s*SONAME\s+(\S+)", out, re.M)
+    return found.group(1) if found else None
+
+
 def platform_tag(paths):
     arch = platform.machine()
     linux = f"linux_{arch}"

@@ -32,4 +32,10 @@ assert "site-packages" in installed and os.access(installed, os.X_OK), installed
 version = lambda p: subprocess.run([p, "--version"], capture_output=True, text=True, check=True).stdout
 assert version(installed) == version(program), (version(installed), version(program))
 print("installed", tracesql.__version__, "->", installed)
+# The libraries carried next to the program are the ones it loads (RPATH $ORIGIN).
+for lib in filter(None, os.environ.get("TRACESQL_BUNDLE_LIBS", "").split(":")):
+    ldd = subprocess.run(["ldd", installed], capture_output=True, text=True, check=True).stdout
+    carried = [line for line in ldd.splitlines() if os.path.dirname(installed) in line]
+    assert carried, f"{installed} loads no library from its own directory:\n{ldd}"
+    print("loads", *[line.split()[0] for line in carried])
 PY
