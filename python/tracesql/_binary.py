@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 from importlib import resources
+from pathlib import Path
 from typing import Optional, Sequence
 
 ERROR_PREFIX = "tracesql: error: "
@@ -27,7 +28,10 @@ def binary() -> str:
     override = os.environ.get("TRACESQL_BINARY")
     if override:
         return override
-    packaged = resources.files("tracesql").joinpath("_bin", "tracesql")
+    if hasattr(resources, "files"):  # Python 3.9+
+        packaged = resources.files("tracesql").joinpath("_bin", "tracesql")
+    else:
+        packaged = Path(__file__).parent / "_bin" / "tracesql"
     if packaged.is_file():
         return str(packaged)
     found = shutil.which("tracesql")

@@ -5,13 +5,18 @@ import glob
 import hashlib
 import os
 import sqlite3
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Union
 
 from . import _binary
-from ._results import parse_csv_header, parse_json, to_result
+from ._results import Rows, parse_csv_header, parse_json, to_result
+
+if TYPE_CHECKING:
+    import pandas
 
 PathLike = Union[str, "os.PathLike[str]"]
 ParamValue = Union[int, float, str, bool, None]
+# A pandas DataFrame when pandas is installed (or frames=True), else Rows.
+Result = Union["pandas.DataFrame", Rows]
 
 _TRACE_SUFFIXES = (".json", ".json.gz")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -131,26 +136,26 @@ class Database:
             self._connection.close()
             self._connection = None
 
-    def _result(self, args: List[str], stdin: Optional[str] = None) -> Any:
+    def _result(self, args: List[str], stdin: Optional[str] = None) -> Result:
         columns, rows = parse_json(_binary.call([*args, "--format", "json"], stdin))
         if not rows:  # JSON has no column names without rows: ask for the CSV header
             columns = parse_csv_header(_binary.call([*args, "--format", "csv"], stdin))
         return to_result(columns, rows, self.frames)
 
-    def sql(self, query: str, **params: ParamValue) -> Any:
+    def sql(self, query: str, **params: ParamValue) -> Result:
         """Runs SQL (`tracesql query DB SQL`); :name parameters bind from params (see load())."""
         return self._result(["query", self.path, query, *_param_args(params)])
 
-    def run(self, name: str, **params: ParamValue) -> Any:
+    def run(self, name: str, **params: ParamValue) -> Result:
         """Runs a bundled or user query by name (`tracesql run DB NAME -p key=value...`): the same rows,
         in the same order, with the same values as the command prints."""
         return self._result(["run", self.path, name, *_param_args(params)])
 
-    def queries(self) -> Any:
+    def queries(self) -> Result:
         """The bundled and user queries (`tracesql queries`): name, description, params, source."""
         return self._result(["queries"])
 
-    def advise(self, rule: Optional[str] = None, **params: ParamValue) -> Any:
+    def advise(self, rule: Optional[str] = None, **params: ParamValue) -> Result:
         """What costs the trace time, most first (`tracesql advise DB`): one row per finding (trace_id,
         rule, severity, time_lost_ns, title, evidence, advice). params set rule thresholds."""
         return self._result(["advise", self.path, *(["--rule", rule] if rule else []), *_param_args(params)])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import collections
 import json
-from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 
 class Rows(list):
@@ -49,7 +49,7 @@ def parse_csv_header(text: str) -> List[str]:
     return []
 
 
-def to_result(columns: List[str], rows: List[Tuple[Any, ...]], frame: Optional[bool]) -> Any:
+def to_result(columns: List[str], rows: List[Tuple[Any, ...]], frame: Optional[bool]) -> Any:  # DataFrame | Rows
     """A DataFrame when frame is True, or None and pandas is installed; else Rows.
 
     Integer columns stay exact: int64, or pandas' nullable Int64 when they hold NULLs (a float64

@@ -15,9 +15,14 @@ cp -r "$src" "$work/src"
 TRACESQL_BINARY=$tracesql "$python" -m pip wheel -q --no-index --no-build-isolation --no-deps -w "$work/dist" "$work/src"
 wheel=$(ls "$work"/dist/tracesql-*.whl)
 echo "built $(basename "$wheel")"
-"$python" -m venv --without-pip --system-site-packages "$work/venv"
 py=$work/venv/bin/python
-"$python" -m pip --python "$py" install -q --no-index --no-deps "$wheel"
+if "$python" -m pip --help | grep -q -- '--python <python>'; then  # pip 22.3+
+  "$python" -m venv --without-pip --system-site-packages "$work/venv"
+  "$python" -m pip --python "$py" install -q --no-index --no-deps "$wheel"
+else
+  "$python" -m venv --system-site-packages "$work/venv"
+  "$py" -m pip install -q --no-index --no-deps "$wheel"
+fi
 "$py" - "$wheel" "$tracesql" <<'PY'
 import os, subprocess, sys, zipfile
 wheel, program = sys.argv[1], sys.argv[2]

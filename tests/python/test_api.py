@@ -68,6 +68,10 @@ def test_bad_trace_raises_the_programs_message(tmp_path, cli):
         tracesql.load([bad], db=tmp_path / "y.db")
     assert "tracesql: error: " + err.value.message == expected.replace("x.db", "y.db")
     assert err.value.returncode != 0 and "\n" not in err.value.message
+    # One trace alone goes through the shortcut (`tracesql TRACE`): the same message, no database.
+    with pytest.raises(tracesql.TracesqlError) as err:
+        tracesql.load(bad)
+    assert "broken.json" in err.value.message and not (tmp_path / "broken.db").exists()
 
 
 def test_not_a_database_and_missing_file(tmp_path):
