@@ -1,0 +1,35 @@
+# The Python package (python/): build the wheel around this build's tracesql, install it into a
+# fresh venv, run pytest against it. Included from tests/CMakeLists.txt (tests/ directory scope).
+# Not in the sanitizer build (TRACESQL_SANITIZE): the package runs the program, it adds no C++ to check.
+if(TRACESQL_SANITIZE)
+  return()
+endif()
+# Debian's python3 (/usr/bin/python3) when there is one: its pandas, pytest and torch are the
+# packages the venv sees (--system-site-packages).
+find_program(TQ_SYSTEM_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT TQ_SYSTEM_PYTHON)
+  set(TQ_SYSTEM_PYTHON ${Python3_EXECUTABLE})
+endif()
+set(TQ_PY_WORK ${CMAKE_CURRENT_BINARY_DIR}/python)
+add_test(NAME python.wheel
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/build_wheel.sh $<TARGET_FILE:tracesql>
+                 ${PROJECT_SOURCE_DIR}/python ${TQ_PY_WORK} ${TQ_SYSTEM_PYTHON})
+set_tests_properties(python.wheel PROPERTIES FIXTURES_SETUP python_venv TIMEOUT 300)
+if(TRACESQL_STATIC)
+  # The portable program (docs/python.md): the wheel carries libsimdjson next to it, and nothing it
+  # needs is newer than glibc 2.28. CI's build is not static (a second full build): this runs where
+  # a TRACESQL_STATIC=ON build runs its tests.
+  set_property(TEST python.wheel PROPERTY ENVIRONMENT "TRACESQL_BUNDLE_LIBS=$<TARGET_SONAME_FILE:simdjson::simdjson>")
+  add_test(NAME python.glibc
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/check_glibc.sh ${PROJECT_SOURCE_DIR}/python/wheel_tag.py
+                   $<TARGET_FILE:tracesql> $<TARGET_SONAME_FILE:simdjson::simdjson>)
+endif()
+# pytest and pandas come from Debian (python3-pytest, python3-pandas; scripts/install-deps.sh).
+add_test(NAME python.api COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
+                                 ${CMAKE_CURRENT_SOURCE_DIR}/python/test_api.py)
+# torch (python3-torch, ~170 packages) is not among the CI's packages: the test skips (77) without it.
+add_test(NAME python.torch COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch.py torch)
+set_tests_properties(python.api python.torch PROPERTIES FIXTURES_REQUIRED python_venv TIMEOUT 300
+                     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "TQ_TRACES=${TRACESQL_SHARED_TRACES};TQ_CLI=$<TARGET_FILE:tracesql>")
