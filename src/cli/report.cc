@@ -1,6 +1,7 @@
 // tracesql report DB|TRACE... -o FILE.html [--force]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -66,34 +67,30 @@ ReportOptions ReportOptionsFor(const std::string& db_path) {
   // connection that then reads their findings. The page's datasets that some rule's "-- uses:" runs
   // with the same parameters are read from the advisor's result instead of run a second time.
   std::vector<std::string> rule_dirs = UserRuleDirs({});
-  std::vector<ReportDataset> shared;
+  std::vector<RuleFile> rules = ListRules(rule_dirs);
+  auto same = [](const UsedQuery& u, const ReportDataset& d) {
+    return SameRun(u.name, u.params, d.query, Params(d.params.begin(), d.params.end()));
+  };
+  std::vector<ReportDataset> shared;  // the datasets some rule computes
   for (const ReportDataset& d : ReportDatasets()) {
-    Params params(d.params.begin(), d.params.end());
-    for (const RuleFile& rule : ListRules(rule_dirs)) {
-      for (const UsedQuery& u : rule.uses) {
-        if (SameRun(u.name, u.params, d.query, params)) shared.push_back(d);
-      }
-      if (!shared.empty() && shared.back().key == d.key) break;
+    bool used = false;
+    for (const RuleFile& rule : rules) {
+      for (const UsedQuery& u : rule.uses) used = used || same(u, d);
     }
+    if (used) shared.push_back(d);
   }
   ro.findings = ReportOptions::Findings{std::string(FindingsSql()), "tracesql advise " + ShellWord(db_path), {}, {}};
   for (const ReportDataset& d : shared) ro.findings->shared.push_back(d.key);
-  ro.findings->prepare = [rule_dirs, shared](sqlite3* db) {
-    auto dataset_of = [&](const UsedQuery& u) -> const ReportDataset* {
-      for (const ReportDataset& d : shared) {
-        if (SameRun(u.name, u.params, d.query, Params(d.params.begin(), d.params.end()))) return &d;
-      }
-      return nullptr;
-    };
+  ro.findings->prepare = [rule_dirs, shared, same](sqlite3* db) {
     AdviseOptions ao;
     ao.rule_dirs = rule_dirs;
-    ao.keep = [&](const UsedQuery& u) { return dataset_of(u) != nullptr; };
-    std::map<std::string, std::string> tables;
+    ao.keep = [&](const UsedQuery& u) {
+      return std::any_of(shared.begin(), shared.end(), [&](const ReportDataset& d) { return same(u, d); });
+    };
+    std::map<std::string, std::string> tables;  // dataset key -> the table holding its rows
     for (const KeptQuery& k : Advise(db, ao).kept) {
       for (const ReportDataset& d : shared) {
-        if (SameRun(k.query.name, k.query.params, d.query, Params(d.params.begin(), d.params.end()))) {
-          tables[d.key] = k.table;
-        }
+        if (same(k.query, d)) tables[d.key] = k.table;
       }
     }
     return tables;

@@ -322,7 +322,9 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
             if (t == tables.end()) {
               AppendDataset(s.json, db.get(), s.key, s.query, s.sql, s.command, s.params, {});
             } else {
-              std::string read = "SELECT * FROM temp.\"" + t->second + "\" ORDER BY rowid";
+              std::string table;
+              for (char c : t->second) table += c == '"' ? std::string("\"\"") : std::string(1, c);
+              std::string read = "SELECT * FROM temp.\"" + table + "\" ORDER BY rowid";
               AppendDataset(s.json, db.get(), s.key, s.query, read, s.command, {}, "advise");
             }
           }
