@@ -351,10 +351,11 @@ function timeLines(spec) {
   return g;
 }
 
-// A colour between white (f = 0) and color (f = 1), for a heatmap cell.
+// A heatmap cell's colour: a light tint of color (f = 0) to color itself (f = 1); white stays for
+// no value.
 function shade(color, f) {
   const c = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16));
-  const mix = c.map((v) => Math.round(255 + (v - 255) * Math.min(1, Math.max(0, f))));
+  const mix = c.map((v) => Math.round(255 + (v - 255) * (0.1 + 0.9 * Math.min(1, Math.max(0, f)))));
   return 'rgb(' + mix.join(',') + ')';
 }
 
@@ -407,7 +408,7 @@ function heatmap(d, metric, color) {
     g.append(s('line', { x1: x, x2: x, y1: y0, y2: y0 + 4, stroke: '#9aa3b2' }));
     g.append(s('text', { x: L + j * cw, y: y0 + 16, text: label(r) }));
   });
-  // The colour scale: white for the smallest value drawn, the full colour for the largest.
+  // The colour scale: the lightest tint for the smallest value drawn, the full colour for the largest.
   const ly = y0 + 26;
   for (let k = 0; k < 10; k++) g.append(s('rect', { x: L + k * 12, y: ly, width: 12, height: 10, fill: shade(color, (k + 0.5) / 10) }));
   g.append(s('text', { x: L - 6, y: ly + 9, 'text-anchor': 'end', text: fmt(metric, minRaw) }));
