@@ -25,12 +25,15 @@
 // connection of its own (one per hardware thread, 8 at most), which only reads. The findings are left
 // in temp.advise_findings and the rules run in temp.advise_rules, so a caller (the shell, the report)
 // can read them with SQL.
+// The query results AdviseOptions::keep chooses are left in temporary tables too, listed in
+// temp.advise_kept (query, params, table_name); a later Advise on the connection drops them.
 #ifndef TRACESQL_ADVISE_H_
 #define TRACESQL_ADVISE_H_
 
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,11 +89,23 @@ struct AdviseOptions {
   std::vector<std::string> rule_dirs;  // user rule directories, searched in order (UserRuleDirs)
   std::string only_rule;               // run only this rule (name); empty: all
   Params params;                       // -p key=value for the rules' :params
+  // The "-- uses:" query results to leave on the caller's connection (see KeptQuery), so that a
+  // caller that needs the same result (the report) does not run the query again. Unset: none.
+  std::function<bool(const UsedQuery&)> keep;
+};
+
+// A "-- uses:" query's result that Advise left on the caller's connection: the temporary table
+// temp.<table> holds its rows in the query's order (rowid order), under its column names, each value
+// as the query returned it (integer, real or text; the columns have no affinity).
+struct KeptQuery {
+  UsedQuery query;
+  std::string table;  // "advise_kept_1", ...
 };
 
 struct AdviseResult {
   std::vector<Finding> findings;       // most time lost first (then rule, trace_id)
   std::vector<RuleOutcome> rules;      // every rule run, by name
+  std::vector<KeptQuery> kept;         // the results options.keep chose, of the queries that ran
 };
 
 // The columns every rule returns, in order.

@@ -5,6 +5,7 @@
 #define TRACESQL_REPORT_H_
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,10 +32,15 @@ struct ReportOptions {
   // time_lost_ns, title, evidence, advice), and the command that reproduces them. prepare, when set,
   // runs first on the connection that then runs sql (it makes the temporary tables sql reads).
   // Without findings the page has no findings section.
+  // prepare may also compute some datasets' results (the advisor runs some of the page's queries with
+  // the same parameters): the datasets named in shared wait for it and run on its connection after
+  // it; prepare returns, for those it computed, the dataset key -> the temporary table holding the
+  // query's rows in its order, which the page then reads instead of running the query again.
   struct Findings {
     std::string sql;
     std::string command;
-    std::function<void(sqlite3*)> prepare;
+    std::function<std::map<std::string, std::string>(sqlite3*)> prepare;
+    std::vector<std::string> shared;  // dataset keys
   };
   std::optional<Findings> findings;
   // Connections running the queries at once (0: one per core, at most 8).

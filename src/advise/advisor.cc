@@ -92,6 +92,7 @@ constexpr const char* kSetUp = R"sql(
 DROP TABLE IF EXISTS temp.advise_traces;
 DROP TABLE IF EXISTS temp.advise_findings;
 DROP TABLE IF EXISTS temp.advise_rules;
+DROP TABLE IF EXISTS temp.advise_kept;
 CREATE TEMP TABLE advise_traces AS
 SELECT t.id AS trace_id,
        coalesce(g.span_ns, t.end_ts - t.start_ts, 0) AS span_ns,
@@ -103,6 +104,7 @@ LEFT JOIN (SELECT trace_id, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span_ns
 CREATE TEMP TABLE advise_findings (trace_id INTEGER, rule TEXT, severity TEXT, time_lost_ns INTEGER,
                                    title TEXT, evidence TEXT, advice TEXT);
 CREATE TEMP TABLE advise_rules (rule TEXT, title TEXT, findings INTEGER, source TEXT);
+CREATE TEMP TABLE advise_kept (query TEXT, params TEXT, table_name TEXT);
 )sql";
 
 void MaterializeQuery(sqlite3* db, const UsedQuery& u, const RuleFile& rule) {
@@ -156,15 +158,56 @@ std::string UsesKey(const UsedQuery& u) {
   return key;
 }
 
+// A "-- uses:" query's result read out of a worker's connection (AdviseOptions::keep).
+struct KeptRows {
+  UsedQuery query;
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
 struct RuleRun {
   std::vector<std::array<Cell, 7>> rows;
   double seconds = 0;
   std::string error;  // the rule failed: the whole message
+  std::vector<KeptRows> kept;  // the results of its uses that AdviseOptions::keep chose
 };
 
+std::string QuoteName(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// The rows of the table q_<name> on conn, in rowid order (the query's order).
+KeptRows ReadKept(sqlite3* conn, const UsedQuery& u) {
+  KeptRows k{u, {}, {}};
+  Stmt s(conn, "SELECT * FROM temp." + QuoteName("q_" + u.name) + " ORDER BY rowid");
+  int n = sqlite3_column_count(s.get());
+  for (int i = 0; i < n; ++i) k.columns.emplace_back(sqlite3_column_name(s.get(), i));
+  while (s.Step()) {
+    std::vector<Cell> row(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) row[static_cast<size_t>(i)] = ReadCell(s.get(), i);
+    k.rows.push_back(std::move(row));
+  }
+  return k;
+}
+
+// Drops the tables a previous Advise kept on db (listed in temp.advise_kept).
+void DropKept(sqlite3* db) {
+  std::vector<std::string> tables;
+  {
+    Stmt exists(db, "SELECT 1 FROM sqlite_temp_master WHERE type = 'table' AND name = 'advise_kept'");
+    if (!exists.Step()) return;
+    Stmt s(db, "SELECT table_name FROM temp.advise_kept");
+    while (s.Step()) tables.push_back(s.ColumnText(0));
+  }
+  for (const auto& t : tables) Exec(db, ("DROP TABLE IF EXISTS temp." + QuoteName(t)).c_str());
+}
+
 // Runs one rule on conn into run; q_tables: the q_ tables made on conn so far (name -> UsesKey).
-void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<std::string, std::string>* q_tables,
-             RuleRun* run) {
+void RunRule(sqlite3* conn, const RuleFile& rule, const AdviseOptions& options,
+             std::map<std::string, std::string>* q_tables, RuleRun* run) {
+  const Params& given = options.params;
   auto start = std::chrono::steady_clock::now();
   Params bound;
   for (const auto& p : rule.params) {
@@ -183,6 +226,7 @@ void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<
     if (it != q_tables->end() && it->second == key) continue;
     MaterializeQuery(conn, u, rule);
     (*q_tables)[u.name] = key;
+    if (options.keep && options.keep(u)) run->kept.push_back(ReadKept(conn, u));
   }
   Stmt s = PrepareOne(conn, rule.text, rule.Source());
   const auto& want = FindingColumns();
@@ -210,12 +254,12 @@ void RunRule(sqlite3* conn, const RuleFile& rule, const Params& given, std::map<
 
 // Runs the rules of one unit in order on conn, then drops the q_ tables it made. A failing rule
 // records its error and ends the unit.
-void RunUnit(sqlite3* conn, const std::vector<RuleFile>& rules, const std::vector<size_t>& unit, const Params& given,
-             std::vector<RuleRun>* runs) {
+void RunUnit(sqlite3* conn, const std::vector<RuleFile>& rules, const std::vector<size_t>& unit,
+             const AdviseOptions& options, std::vector<RuleRun>* runs) {
   std::map<std::string, std::string> q_tables;
   for (size_t i : unit) {
     try {
-      RunRule(conn, rules[i], given, &q_tables, &(*runs)[i]);
+      RunRule(conn, rules[i], options, &q_tables, &(*runs)[i]);
     } catch (const std::exception& e) {
       (*runs)[i].error = e.what();
       break;
@@ -328,6 +372,7 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
     }
   }
 
+  DropKept(db);
   Exec(db, kSetUp);
   std::vector<std::array<Cell, 4>> traces;
   {
@@ -354,7 +399,7 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
   const char* file = sqlite3_db_filename(db, "main");
   size_t workers = std::min<size_t>({units.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
   if (workers <= 1 || !file || !*file) {
-    for (const auto& unit : units) RunUnit(db, rules, unit, options.params, &runs);
+    for (const auto& unit : units) RunUnit(db, rules, unit, options, &runs);
   } else {
     std::string path = file;
     std::atomic<size_t> next{0};
@@ -380,7 +425,7 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
             runs[units[u].front()].error = open_error;
             continue;
           }
-          RunUnit(conn->get(), rules, units[u], options.params, &runs);
+          RunUnit(conn->get(), rules, units[u], options, &runs);
         }
       });
     }
@@ -404,6 +449,32 @@ AdviseResult Advise(sqlite3* db, const AdviseOptions& options) {
     insert_rule.BindTextCopy(4, rules[i].Source());
     insert_rule.Run();
     result.rules.push_back({rules[i].name, rules[i].title, n, run.seconds});
+  }
+  // The kept results, each query and parameters once, into tables of the caller's connection.
+  Stmt insert_kept(db, "INSERT INTO temp.advise_kept VALUES (?1, ?2, ?3)");
+  std::set<std::string> kept_keys;
+  for (const RuleRun& run : runs) {
+    for (const KeptRows& k : run.kept) {
+      if (!kept_keys.insert(UsesKey(k.query)).second) continue;
+      std::string table = fmt::format("advise_kept_{}", result.kept.size() + 1);
+      std::string columns, marks;
+      for (size_t c = 0; c < k.columns.size(); ++c) {
+        columns += (c ? ", " : "") + QuoteName(k.columns[c]);
+        marks += fmt::format("{}?{}", c ? ", " : "", c + 1);
+      }
+      Exec(db, ("CREATE TEMP TABLE " + QuoteName(table) + " (" + columns + ")").c_str());
+      Stmt ins(db, "INSERT INTO temp." + QuoteName(table) + " VALUES (" + marks + ")");
+      for (const auto& row : k.rows) {
+        for (size_t c = 0; c < row.size(); ++c) BindCell(ins.get(), static_cast<int>(c) + 1, row[c]);
+        ins.Run();
+      }
+      std::string params = UsesKey(k.query).substr(k.query.name.size());
+      insert_kept.BindTextCopy(1, k.query.name);
+      insert_kept.BindTextCopy(2, params.empty() ? params : params.substr(1));
+      insert_kept.BindTextCopy(3, table);
+      insert_kept.Run();
+      result.kept.push_back({k.query, table});
+    }
   }
   Stmt read(db, FindingsSql());
   while (read.Step()) {

@@ -1,11 +1,13 @@
 // tracesql report DB|TRACE... -o FILE.html [--force]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
+#include "tracesql/queries.h"
 #include "tracesql/report.h"
 #include "tracesql/user_db.h"
 
@@ -39,19 +42,59 @@ void CheckOutput(const std::string& out, bool force, const std::vector<std::stri
   if (access(dir.c_str(), W_OK | X_OK) != 0) Errorf("{}: cannot write the report: {}", out, std::strerror(errno));
 }
 
+// True when the bundled query a with parameters pa gives the same rows as b with pb: the same query,
+// and every parameter either given the same value or left at the default its header documents
+// (which the query's SQL applies to a NULL).
+bool SameRun(const std::string& a, const Params& pa, const std::string& b, const Params& pb) {
+  if (a != b) return false;
+  auto q = FindQuery(a, {});
+  if (!q || !q->builtin) return false;
+  auto effective = [&](const Params& given) {
+    Params out;
+    for (const QueryParamDoc& p : q->params) out[p.name] = p.default_value == "NULL" ? "" : p.default_value;
+    for (const auto& [k, v] : given) out[k] = v;
+    return out;
+  };
+  return effective(pa) == effective(pb);
+}
+
 }  // namespace
 
 ReportOptions ReportOptionsFor(const std::string& db_path) {
   ReportOptions ro;
   ro.db_label = db_path;
   // The advise rules (bundled, and the user's as `tracesql advise` finds them) run on the
-  // connection that then reads their findings.
-  ro.findings = ReportOptions::Findings{std::string(FindingsSql()), "tracesql advise " + ShellWord(db_path),
-                                        [](sqlite3* db) {
-                                          AdviseOptions ao;
-                                          ao.rule_dirs = UserRuleDirs({});
-                                          Advise(db, ao);
-                                        }};
+  // connection that then reads their findings. The page's datasets that some rule's "-- uses:" runs
+  // with the same parameters are read from the advisor's result instead of run a second time.
+  std::vector<std::string> rule_dirs = UserRuleDirs({});
+  std::vector<RuleFile> rules = ListRules(rule_dirs);
+  auto same = [](const UsedQuery& u, const ReportDataset& d) {
+    return SameRun(u.name, u.params, d.query, Params(d.params.begin(), d.params.end()));
+  };
+  std::vector<ReportDataset> shared;  // the datasets some rule computes
+  for (const ReportDataset& d : ReportDatasets()) {
+    bool used = false;
+    for (const RuleFile& rule : rules) {
+      for (const UsedQuery& u : rule.uses) used = used || same(u, d);
+    }
+    if (used) shared.push_back(d);
+  }
+  ro.findings = ReportOptions::Findings{std::string(FindingsSql()), "tracesql advise " + ShellWord(db_path), {}, {}};
+  for (const ReportDataset& d : shared) ro.findings->shared.push_back(d.key);
+  ro.findings->prepare = [rule_dirs, shared, same](sqlite3* db) {
+    AdviseOptions ao;
+    ao.rule_dirs = rule_dirs;
+    ao.keep = [&](const UsedQuery& u) {
+      return std::any_of(shared.begin(), shared.end(), [&](const ReportDataset& d) { return same(u, d); });
+    };
+    std::map<std::string, std::string> tables;  // dataset key -> the table holding its rows
+    for (const KeptQuery& k : Advise(db, ao).kept) {
+      for (const ReportDataset& d : shared) {
+        if (same(k.query, d)) tables[d.key] = k.table;
+      }
+    }
+    return tables;
+  };
   return ro;
 }
 

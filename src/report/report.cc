@@ -162,8 +162,10 @@ void RunInto(sqlite3* db, std::string_view sql, const Params& params, std::strin
   out += result;
 }
 
+// source: where the rows come from when not from running the query here ("advise"), else empty.
 void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const std::string& query_name,
-                   const std::string& sql, const std::string& command, const Params& params) {
+                   const std::string& sql, const std::string& command, const Params& params,
+                   const std::string& source) {
   AppendJsonString(out, key);
   out += ":{\"key\":";
   AppendJsonString(out, key);
@@ -171,6 +173,10 @@ void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const 
   AppendJsonString(out, query_name);
   out += ",\"command\":";
   AppendJsonString(out, command);
+  if (!source.empty()) {
+    out += ",\"source\":";
+    AppendJsonString(out, source);
+  }
   out += ',';
   std::string body;
   try {
@@ -257,6 +263,7 @@ const std::vector<ReportDataset>& ReportDatasets() {
       {"idle", "idle_breakdown", {{"top_ops", "10"}}},
       {"comm", "comm_overlap", {{"per_step", "0"}}},
       {"collectives", "collectives", {}},
+      {"coll_ranks", "collective_ranks", {{"top", "100"}}},
       {"memory", "memory_timeline", {{"points", "400"}}},
       {"memory_peak", "memory_peak", {}},
       {"launch_hist", "launch_delay_histogram", {}},
@@ -271,20 +278,23 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
     std::string key, query, sql, command;
     Params params;
     std::string json;
-    std::function<void(sqlite3*)> prepare;  // run on the connection before sql
+    bool after_findings = false;  // runs on the findings job's connection, after it (Findings::shared)
   };
   std::vector<Job> jobs;
   if (options.findings) {
-    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {},
-                    options.findings->prepare});
+    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, false});
   }
   for (const ReportDataset& d : ReportDatasets()) {
     auto q = FindQuery(d.query, {});
     if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
-    Job job{d.key, d.query, q->text, "tracesql run " + ShellWord(options.db_label) + " " + d.query, {}, {}, {}};
+    Job job{d.key, d.query, q->text, "tracesql run " + ShellWord(options.db_label) + " " + d.query, {}, {}, false};
     for (const auto& [k, v] : d.params) {
       job.params[k] = v;
       job.command += " -p " + ShellWord(k + "=" + v);
+    }
+    if (options.findings) {
+      const auto& shared = options.findings->shared;
+      job.after_findings = std::find(shared.begin(), shared.end(), d.key) != shared.end();
     }
     jobs.push_back(std::move(job));
   }
@@ -299,8 +309,28 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
       UserDb db = UserDb::Open(db_path, /*any_db=*/false);
       for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
         Job& j = jobs[i];
-        if (j.prepare) j.prepare(db.get());
-        AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params);
+        if (j.after_findings) continue;  // done by the findings job
+        if (options.findings && i == 0) {
+          // The findings, then on the same connection the datasets that share its work: from the
+          // tables prepare left, or run here when prepare did not compute them.
+          std::map<std::string, std::string> tables;
+          if (options.findings->prepare) tables = options.findings->prepare(db.get());
+          AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params, {});
+          for (Job& s : jobs) {
+            if (!s.after_findings) continue;
+            auto t = tables.find(s.key);
+            if (t == tables.end()) {
+              AppendDataset(s.json, db.get(), s.key, s.query, s.sql, s.command, s.params, {});
+            } else {
+              std::string table;
+              for (char c : t->second) table += c == '"' ? std::string("\"\"") : std::string(1, c);
+              std::string read = "SELECT * FROM temp.\"" + table + "\" ORDER BY rowid";
+              AppendDataset(s.json, db.get(), s.key, s.query, read, s.command, {}, "advise");
+            }
+          }
+          continue;
+        }
+        AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params, {});
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);

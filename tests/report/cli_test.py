@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""tracesql report on bad input, and --format bar / .mode bar against golden outputs.
+"""tracesql report on bad input, the datasets it shares with the advisor, and --format bar / .mode bar
+against golden outputs.
 
-usage: cli_test.py TRACESQL SAMPLE_TRACE GROUP [--update]     (GROUP: errors | bar)
+usage: cli_test.py TRACESQL SAMPLE_TRACE GROUP [--update]     (GROUP: errors | shared | bar)
 Golden outputs live in tests/report/golden/; --update rewrites them (check the diff by eye).
 """
 import difflib
+import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -156,9 +159,63 @@ def test_bar():
     check(all(ord(ch) < 128 for ch in ascii_out), 'bar output is ASCII when the locale is not UTF-8')
 
 
+def page_datasets(html):
+    text = open(html, encoding='utf-8').read()
+    start = text.index('id="tq-data">') + len('id="tq-data">')
+    return json.loads(text[start:text.index('</script>', start)])['datasets']
+
+
+def same_value(page, printed):
+    """A page value against `tracesql run --format json`'s: integers beyond 2^53 are exact strings on
+    the page."""
+    if isinstance(page, str) and isinstance(printed, int) and not isinstance(printed, bool):
+        return page == str(printed)
+    return type(page) is type(printed) and page == printed
+
+
+def test_shared():
+    """The datasets whose query some advise rule runs with the same parameters (its `-- uses:`) are
+    read from the advisor's result (source 'advise') instead of run again, and equal, column for
+    column and row for row, what the page's `tracesql run` line prints; the others run as before."""
+    ranks = os.path.join(HERE, '..', 'golden', 'q_collective_ranks')
+    cases = [
+        # Four ranks with collectives: exposed_comm uses comm_overlap per_step=0 (the page's
+        # parameters), stragglers uses collectives limit=-1 (the page's default); no memory events,
+        # so memory_near_limit does not run and memory_peak runs for the page.
+        ('ranks', [os.path.join(ranks, 'trace%d.json' % i) for i in range(1, 5)], {'comm', 'collectives'}),
+        # One rank: stragglers does not run (it needs two traces), so collectives runs for the page.
+        ('sample', [SAMPLE], {'comm'}),
+    ]
+    for name, inputs, shared in cases:
+        db = os.path.join(WORK, name + '.db')
+        html = os.path.join(WORK, name + '.html')
+        check(run('import', '-q', *inputs, '-o', db).returncode == 0, '%s: import' % name)
+        p = run('report', db, '-o', html)
+        check(p.returncode == 0, '%s: report: %s' % (name, p.stderr))
+        data = page_datasets(html)
+        got = {k for k, d in data.items() if d.get('source') == 'advise'}
+        check(got == shared, '%s: datasets read from the advisor %s, expected %s' % (name, sorted(got), sorted(shared)))
+        for key in ('comm', 'collectives', 'coll_ranks', 'memory_peak'):
+            d = data[key]
+            check('error' not in d, '%s: %s: %s' % (name, key, d.get('error')))
+            args = shlex.split(d['command'])
+            out = run(*args[1:], '--format', 'json')
+            check(out.returncode == 0, '%s: %s: %s' % (name, d['command'], out.stderr))
+            printed = json.loads(out.stdout) if out.stdout.strip() else []
+            if printed:
+                check(d['columns'] == list(printed[0].keys()), '%s: %s columns %s, printed %s' %
+                      (name, key, d['columns'], list(printed[0].keys())))
+            check(len(d['rows']) == len(printed), '%s: %s has %d rows, printed %d' % (name, key, len(d['rows']), len(printed)))
+            for i, (row, want) in enumerate(zip(d['rows'], printed)):
+                ok = all(same_value(v, want.get(c)) for c, v in zip(d['columns'], row))
+                check(ok, '%s: %s row %d: page %s, printed %s' % (name, key, i, row, want))
+        check(len(data['comm']['rows']) > 0, '%s: comm_overlap has rows' % name)
+    check(len(page_datasets(os.path.join(WORK, 'ranks.html'))['collectives']['rows']) == 5, 'ranks: 5 collectives')
+
+
 WORK = tempfile.mkdtemp(prefix='tq_report_cli_')
 try:
-    {'errors': test_errors, 'bar': test_bar}[GROUP]()
+    {'errors': test_errors, 'shared': test_shared, 'bar': test_bar}[GROUP]()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
 if failures:

@@ -78,6 +78,10 @@ DOM_TABLES = r"""
     }
     out.push({ key: t.dataset.dataset, rows });
   }
+  for (const g of document.querySelectorAll('svg.heatmap[data-dataset]')) {
+    out.push({ key: g.dataset.dataset, rows: [...g.querySelectorAll('rect.cell[data-row]')].map((c) => ({ row: Number(c.dataset.row),
+      cells: [{ col: c.dataset.col, v: c.dataset.v === undefined ? '' : c.dataset.v, null: c.dataset.null === '1' }] })) });
+  }
   for (const c of document.querySelectorAll('.card[data-dataset]')) {
     out.push({ key: c.dataset.dataset, rows: [{ row: Number(c.dataset.row), cells: [{ col: c.dataset.col, v: c.dataset.v, null: false }] }] });
   }
@@ -122,6 +126,43 @@ def check_zoom(name, browser):
     browser.eval("document.querySelector('#utilization button.reset').click()")
     after = browser.eval(COLUMNS)
     check(after['n'] == before['n'] and not after['reset'], '%s: reset zoom draws every bucket again' % name)
+
+
+HEATMAP = r"""
+(() => {
+  const g = document.querySelector('#communication svg.heatmap');
+  if (!g) return null;
+  return { metric: g.dataset.metric, dataset: g.dataset.dataset,
+           cells: [...g.querySelectorAll('rect.cell')].map((c) => ({ row: Number(c.dataset.row), v: c.dataset.v, fill: c.getAttribute('fill') })),
+           ranks: [...g.querySelectorAll('text')].map((t) => t.textContent).filter((t) => /^rank /.test(t)) };
+})()
+"""
+
+
+def check_heatmap(name, browser, multi):
+    """The rank x collective heatmap (multi-rank databases only): one cell per row of its query's
+    output, holding that row's dur; the toggle redraws it with wait_ns; a row label per rank."""
+    before = browser.eval(HEATMAP)
+    if not multi:
+        check(before is None, '%s: no rank x collective heatmap for one rank' % name)
+        return
+    check(before is not None, '%s: a rank x collective heatmap' % name)
+    if before is None:
+        return
+    command = browser.eval('DATA.datasets.%s.command' % before['dataset'])
+    expected = run_command(command)
+    check(len(before['cells']) == len(expected) > 0,
+          '%s: heatmap has one cell per row of `%s` (%d cells, %d rows)' % (name, command, len(before['cells']), len(expected)))
+    ranks = sorted({str(r['rank']) for r in expected}, key=int)
+    check(before['ranks'] == ['rank ' + r for r in ranks], '%s: heatmap rows are the ranks %s: %s' % (name, ranks, before['ranks']))
+    check(len({c['fill'] for c in before['cells']}) > 1, '%s: heatmap cells are not all one colour' % name)
+    for metric, state in (('dur', before), ('wait_ns', None)):
+        if state is None:
+            browser.eval("document.querySelector('#communication .toggle button[data-metric=\"wait_ns\"]').click()")
+            state = browser.eval(HEATMAP)
+        check(state['metric'] == metric, '%s: heatmap shows %s' % (name, metric))
+        bad = [c for c in state['cells'] if str(expected[c['row']][metric]) != c['v']]
+        check(not bad, '%s: heatmap %s cells equal the query output (%d differ, first %s)' % (name, metric, len(bad), bad[:1]))
 
 
 def check_case(name, traces, charted, browser):
@@ -178,6 +219,8 @@ def check_case(name, traces, charted, browser):
         check(share >= need and colors >= 3, '%s: screenshot of %s is not blank (ink %.4f, %d colours)' % (name, sid, share, colors))
     if 'utilization' in charted:
         check_zoom(name, browser)
+    if 'communication' in charted:
+        check_heatmap(name, browser, len(traces) > 1)
     # Numbers in the DOM against the page's own `tracesql run` lines.
     data = browser.eval('DATA.datasets')
     cached = {}

@@ -10,6 +10,8 @@
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
+#include "tracesql/params.h"
+#include "tracesql/queries.h"
 #include "temp_dir.h"
 
 using namespace tracesql;
@@ -105,4 +107,59 @@ TEST_CASE("advise: every rule runs on a trace without GPU work and finds nothing
   AdviseOptions bad;
   bad.params["no_such"] = "1";
   CHECK_THROWS_WITH(Advise(db.get(), bad), Catch::Contains("no rule takes the parameter :no_such"));
+}
+
+namespace {
+// Every row of the statement, each value as "type:text".
+std::vector<std::vector<std::string>> AllRows(sqlite3* db, const std::string& sql, const Params& params) {
+  Stmt s(db, sql);
+  BindParams(s.get(), params);
+  std::vector<std::vector<std::string>> out;
+  while (s.Step()) {
+    std::vector<std::string> row;
+    for (int i = 0; i < sqlite3_column_count(s.get()); ++i) {
+      row.push_back(std::to_string(sqlite3_column_type(s.get(), i)) + ":" + s.ColumnText(i));
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("advise: the uses results chosen by keep are left in tables equal to the query's rows", "[advise]") {
+  TempDir dir("tq_advise_keep");
+  for (int rank = 0; rank < 2; ++rank) {
+    std::ofstream(dir / ("r" + std::to_string(rank) + ".json")) << R"({"distributedInfo": {"rank": )" << rank
+        << R"(}, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20,
+     "ts": )" << 50 + 10 * rank << R"(, "dur": 100, "args": {"stream": 20, "Collective name": "allreduce",
+     "dtype": "Float", "In msg nelems": 1000, "Process Group Name": "0", "Group size": 2}}]})";
+  }
+  ImportOptions opt;
+  opt.progress = false;
+  ImportTraces({dir / "r0.json", dir / "r1.json"}, dir / "t.db", opt);
+  Db db = Db::Open(dir / "t.db", /*create=*/false);
+  AdviseOptions ao;
+  ao.keep = [](const UsedQuery& u) { return u.name == "comm_overlap" || u.name == "collectives"; };
+  AdviseResult result = Advise(db.get(), ao);
+  REQUIRE(result.kept.size() == 2);
+  std::set<std::string> names;
+  for (const KeptQuery& k : result.kept) {
+    names.insert(k.query.name);
+    auto q = FindQuery(k.query.name, {});
+    REQUIRE(q);
+    auto want = AllRows(db.get(), q->text, k.query.params);
+    CHECK_FALSE(want.empty());
+    CHECK(AllRows(db.get(), "SELECT * FROM temp." + k.table + " ORDER BY rowid", {}) == want);
+  }
+  CHECK(names == std::set<std::string>{"comm_overlap", "collectives"});
+  CHECK(AllRows(db.get(), "SELECT query, params FROM temp.advise_kept ORDER BY query", {}) ==
+        std::vector<std::vector<std::string>>{{"3:collectives", "3:limit=-1"}, {"3:comm_overlap", "3:per_step=0"}});
+  // The next Advise drops them.
+  std::string first = result.kept.front().table;
+  CHECK(Advise(db.get(), AdviseOptions{}).kept.empty());
+  CHECK(AllRows(db.get(), "SELECT count(*) FROM sqlite_temp_master WHERE name = '" + first + "'", {}) ==
+        std::vector<std::vector<std::string>>{{"1:0"}});
+  CHECK(AllRows(db.get(), "SELECT count(*) FROM temp.advise_kept", {}) == std::vector<std::vector<std::string>>{{"1:0"}});
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 
 #include "temp_dir.h"
 #include "tracesql/db.h"
@@ -36,7 +37,7 @@ TEST_CASE("report: findings are embedded when given, escaped for the script elem
   ro.findings = ReportOptions::Findings{
       "SELECT 1 AS trace_id, 'idle_host' AS rule, 'high' AS severity, 12345 AS time_lost_ns, "
       "'</script><b>x' AS title, '{}' AS evidence, 'overlap' AS advice",
-      "tracesql advise DB", {}};
+      "tracesql advise DB", {}, {}};
   std::string html = BuildReportHtml(db, ro);
   CHECK(html.find("\"findings\":{\"key\":\"findings\",\"query\":\"advise\",\"command\":\"tracesql advise DB\","
                   "\"columns\":[\"trace_id\",\"rule\",\"severity\",\"time_lost_ns\",\"title\",\"evidence\",\"advice\"],"
@@ -50,12 +51,40 @@ TEST_CASE("report: findings are embedded when given, escaped for the script elem
                              "CREATE TEMP TABLE made_by_prepare AS SELECT 2 AS trace_id, 'r' AS rule, 'low' AS severity,"
                              " 7 AS time_lost_ns, 't' AS title, 'e' AS evidence, 'a' AS advice",
                              nullptr, nullptr, nullptr) == SQLITE_OK);
-      }};
+        return std::map<std::string, std::string>{};
+      }, {}};
   CHECK(BuildReportHtml(db, ro).find("\"rows\":[[2,\"r\",\"low\",7,\"t\",\"e\",\"a\"]]") != std::string::npos);
   // A failing statement is shown as failed, not as an empty result.
   ro.findings->sql = "SELECT * FROM no_such_table";
   html = BuildReportHtml(db, ro);
   CHECK(html.find("\"rows\":[],\"error\":\"no such table: no_such_table\"") != std::string::npos);
+}
+
+TEST_CASE("report: datasets shared with the findings' prepare read the table it made", "[report]") {
+  testing::TempDir dir;
+  std::string db = TinyDatabase(dir);
+  ReportOptions ro;
+  ro.db_label = db;
+  ro.threads = 3;
+  // prepare computed comm_overlap (a stand-in table with its own rows) but not memory_peak: the page's
+  // "comm" dataset is read from the table, marked as the advisor's; "memory_peak" runs its query.
+  ro.findings = ReportOptions::Findings{
+      "SELECT * FROM temp.advise_findings", "tracesql advise DB",
+      [](sqlite3* conn) {
+        REQUIRE(sqlite3_exec(conn,
+                             "CREATE TEMP TABLE advise_findings (trace_id, rule, severity, time_lost_ns, title, evidence,"
+                             " advice); CREATE TEMP TABLE kept_comm (trace_id, exposed_ns);"
+                             " INSERT INTO kept_comm VALUES (2, 5), (1, 7.5), (3, 'x')",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        return std::map<std::string, std::string>{{"comm", "kept_comm"}};
+      },
+      {"comm", "memory_peak"}};
+  std::string html = BuildReportHtml(db, ro);
+  CHECK(html.find("\"comm\":{\"key\":\"comm\",\"query\":\"comm_overlap\",\"command\":\"tracesql run " + db +
+                  " comm_overlap -p per_step=0\",\"source\":\"advise\",\"columns\":[\"trace_id\",\"exposed_ns\"],"
+                  "\"rows\":[[2,5],[1,7.5],[3,\"x\"]]}") != std::string::npos);
+  CHECK(html.find("\"memory_peak\":{\"key\":\"memory_peak\",\"query\":\"memory_peak\",\"command\":\"tracesql run " +
+                  db + " memory_peak\",\"columns\":[\"trace_id\"") != std::string::npos);
 }
 
 TEST_CASE("report: the short_names table holds each GPU op name's short name", "[report][names]") {

@@ -351,6 +351,71 @@ function timeLines(spec) {
   return g;
 }
 
+// A heatmap cell's colour: a light tint of color (f = 0) to color itself (f = 1); white stays for
+// no value.
+function shade(color, f) {
+  const c = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16));
+  const mix = c.map((v) => Math.round(255 + (v - 255) * (0.1 + 0.9 * Math.min(1, Math.max(0, f)))));
+  return 'rgb(' + mix.join(',') + ')';
+}
+
+// Rank × collective heatmap of one column of a collective_ranks result: a row per rank, a column per
+// collective (process_group, seq) in the query's order; each cell's colour places its value between
+// the smallest and the largest value drawn (placement only); a blank cell: that rank has no such op.
+function heatmap(d, metric, color) {
+  const list = rows(d);
+  const rankOf = (r) => raw(get(d, r, 'rank'));
+  const collOf = (r) => raw(get(d, r, 'process_group')) + ' #' + raw(get(d, r, 'seq'));
+  const ranks = [...new Set(list.map(rankOf))].sort((a, b) => (num(a) - num(b)) || a.localeCompare(b));
+  const colIndex = new Map(), heads = [];
+  for (const r of list) {
+    if (!colIndex.has(collOf(r))) { colIndex.set(collOf(r), heads.length); heads.push(r); }
+  }
+  const L = 84, R = 12, T = 6, B = 46;
+  const cw = Math.max(4, Math.min(48, Math.floor((1100 - L - R) / Math.max(1, heads.length))));
+  const rh = ranks.length > 48 ? 8 : ranks.length > 24 ? 12 : 18;
+  const W = L + heads.length * cw + R, H = T + ranks.length * rh + B;
+  const values = list.map((r) => num(get(d, r, metric))).filter((x) => !isNaN(x));
+  const min = values.length ? Math.min(...values) : 0, max = values.length ? Math.max(...values) : 0;
+  const minRaw = list.map((r) => get(d, r, metric)).find((v) => num(v) === min);
+  const maxRaw = list.map((r) => get(d, r, metric)).find((v) => num(v) === max);
+  const g = s('svg', { class: 'chart heatmap', width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'data-chart': 'collective_ranks',
+                       'data-dataset': d.key, 'data-metric': metric });
+  const labelEvery = Math.ceil(ranks.length / Math.floor((ranks.length * rh) / 12 || 1));
+  ranks.forEach((rk, i) => {
+    if (i % labelEvery === 0) g.append(s('text', { x: L - 6, y: T + i * rh + rh / 2 + 4, 'text-anchor': 'end', text: 'rank ' + rk }));
+  });
+  list.forEach((r, i) => {
+    const v = get(d, r, metric);
+    const f = max > min && !isNaN(num(v)) ? (num(v) - min) / (max - min) : 0;
+    const cell = s('rect', { class: 'hit cell', x: L + colIndex.get(collOf(r)) * cw, y: T + ranks.indexOf(rankOf(r)) * rh,
+                             width: Math.max(1, cw - 1), height: Math.max(1, rh - 1), fill: v === null ? '#eceef2' : shade(color, f),
+                             'data-row': i, 'data-col': metric, 'data-v': v === null ? null : raw(v) });
+    if (v === null) cell.setAttribute('data-null', '1');
+    attachTip(cell, rowTip(d, r));
+    g.append(cell);
+  });
+  // Column labels: the collective's name and number (and group, when there are several), as often
+  // as they fit.
+  const groups = new Set(heads.map((r) => raw(get(d, r, 'process_group'))));
+  const label = (r) => (groups.size > 1 ? raw(get(d, r, 'process_group')) + ' · ' : '') + raw(get(d, r, 'collective')) +
+    ' #' + raw(get(d, r, 'seq'));
+  const y0 = T + ranks.length * rh;
+  const every = Math.ceil((Math.max(...heads.map((r) => label(r).length)) * 6.5 + 14) / cw);
+  heads.forEach((r, j) => {
+    if (j % every !== 0) return;
+    const x = L + j * cw + cw / 2;
+    g.append(s('line', { x1: x, x2: x, y1: y0, y2: y0 + 4, stroke: '#9aa3b2' }));
+    g.append(s('text', { x: L + j * cw, y: y0 + 16, text: label(r) }));
+  });
+  // The colour scale: the lightest tint for the smallest value drawn, the full colour for the largest.
+  const ly = y0 + 26;
+  for (let k = 0; k < 10; k++) g.append(s('rect', { x: L + k * 12, y: ly, width: 12, height: 10, fill: shade(color, (k + 0.5) / 10) }));
+  g.append(s('text', { x: L - 6, y: ly + 9, 'text-anchor': 'end', text: fmt(metric, minRaw) }));
+  g.append(s('text', { x: L + 126, y: ly + 9, text: fmt(metric, maxRaw) + ' (' + metric + ': smallest to largest drawn) · columns: the collectives of the result, in time order · blank: no such op on that rank · hover a cell for its row' }));
+  return g;
+}
+
 // ---- sections ----
 const SECTIONS = [];
 function section(id, title, build) { SECTIONS.push({ id, title, build }); }
@@ -533,6 +598,30 @@ section('communication', 'Communication', (sec) => {
   }));
   sec.append(stacked(cats, [['comm hidden under compute', COLORS.compute], ['comm exposed', COLORS.comm]], { name: 'comm', labelWidth: 240 }));
   sec.append(table(d));
+  const cr = ds('coll_ranks');
+  if (cr) {
+    sec.append(h('h3', { text: 'Collectives by rank: duration, and the wait for the last rank to arrive' }), srcLine(cr));
+    const ranks = new Set(rows(cr).map((r) => raw(get(cr, r, 'rank'))));
+    if (ranks.size < 2) {
+      sec.append(note('One rank: the rank × collective heatmap needs one trace per rank in the database (tracesql import rank*.json -o job.db).'));
+    } else {
+      const wrap = h('div', { class: 'heatwrap' });
+      const pick = h('div', { class: 'toggle' });
+      const metrics = [['dur', 'duration', COLORS.busy], ['wait_ns', 'wait for the last rank', COLORS.host]];
+      const draw = (m) => {
+        wrap.textContent = '';
+        wrap.append(heatmap(cr, m[0], m[2]));
+        pick.querySelectorAll('button').forEach((b) => b.classList.toggle('on', b.dataset.metric === m[0]));
+      };
+      for (const m of metrics) {
+        const b = h('button', { type: 'button', 'data-metric': m[0], text: m[1] });
+        b.addEventListener('click', () => draw(m));
+        pick.append(b);
+      }
+      sec.append(pick, wrap);
+      draw(metrics[0]);
+    }
+  }
   if (c) {
     sec.append(h('h3', { text: 'Collectives across ranks (stragglers: largest end skew first)' }), srcLine(c));
     const multi = rows(c).filter((r) => num(get(c, r, 'ranks')) > 1);
@@ -543,7 +632,7 @@ section('communication', 'Communication', (sec) => {
       label: raw(get(c, r, 'collective')) + ' #' + raw(get(c, r, 'seq')) + ' (slowest rank ' + raw(get(c, r, 'slowest_rank')) + ')',
       value: get(c, r, 'end_skew_ns'), formatted: fmtNs(get(c, r, 'end_skew_ns')), color: COLORS.comm, tip: rowTip(c, r),
     })), { name: 'collectives', labelWidth: 320 }));
-    sec.append(table(c, { columns: ['process_group', 'seq', 'collective', 'ranks', 'msg_bytes', 'dur_min_ns', 'dur_max_ns', 'start_skew_ns', 'end_skew_ns', 'slowest_rank', 'algo_gb_per_s'] }));
+    sec.append(table(c, { columns: ['process_group', 'seq', 'collective', 'ranks', 'msg_bytes', 'dur_min_ns', 'dur_max_ns', 'start_skew_ns', 'end_skew_ns', 'slowest_rank', 'algo_gb_per_s', 'bus_gb_per_s'] }));
   }
 });
 
