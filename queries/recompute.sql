@@ -31,7 +31,7 @@
 -- a double-backward pass (create_graph=True) runs with grad enabled.
 WITH numbered AS MATERIALIZED (     -- every numbered CPU op: one scan of cpu_ops, integers only
   SELECT id, top_cpu_op_id AS top,
-         (fwd_thread_id > 0
+         (coalesce(fwd_thread_id, 0) > 0
           OR name LIKE 'autograd::engine::evaluate_function: %'
           OR (name GLOB '*Backward*' AND name NOT GLOB 'aten::*')) AS is_backward
   FROM cpu_ops
