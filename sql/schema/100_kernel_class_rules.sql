@@ -1,7 +1,7 @@
 -- kernel_class_rules: how the bundled queries (kernel_classes, kernel_summary, temporal_breakdown,
 -- comm_overlap, collectives, step_breakdown) sort GPU ops into classes. Edit it to suit your code:
 --   INSERT INTO kernel_class_rules(priority, class, kind, pattern, syntax, note)
---     VALUES (150, 'communication', 'kernel', '*cross_device_reduce*', 'glob', 'vLLM custom all-reduce');
+--     VALUES (150, 'communication', 'kernel', '*my_all_reduce*', 'glob', 'our own all-reduce kernel');
 -- A GPU op (a gpu_ops / op_kernels row) gets the class of the matching rule with the HIGHEST priority
 -- (ties: the lowest id); an op that no rule matches is class 'other' (rule_id NULL in the queries).
 --
@@ -10,6 +10,12 @@
 --     (?i)nccl|rccl anywhere in the name). HTA matches ^nccl, ncclKernel, ^hccl and -- a quirk we do
 --     not copy -- every name starting with 'hip', which makes hipMemcpy* and every other HIP op
 --     "communication". Habana's hccl is kept; TraceLens's custom default 'cross_device_reduce' too.
+--     Rules 12-23 add the all-reduce / all-gather kernels that inference engines run instead of NCCL
+--     (peer-to-peer loads over NVLink or multicast memory), each named as in the source file its note
+--     cites: PyTorch symmetric memory (which vLLM's symm-mem all-reduce calls), TensorRT-LLM (and
+--     SGLang's copy of its custom all-reduce), vLLM's and SGLang's quick all-reduce and SGLang's
+--     MSCCL++ all-reduce. Kernels that fuse the all-reduce with a residual add and RMSNorm count as
+--     communication: the exchange and the wait for the other ranks are most of their time.
 --   * memory: every memcpy and memset (by kind, whatever the name), ROCm 7.1 copy/fill kernels
 --     (MEMORY_COPY_*, __amd_rocclr_copyBuffer*, __amd_rocclr_fillBuffer*) and MTIA's dma* ops.
 --     HTA (^Memcpy, ^Memset, ^dma), nsys and the TensorBoard plugin agree that memsets are memory;
@@ -43,7 +49,7 @@ INSERT INTO kernel_class_rules (id, priority, class, kind, pattern, syntax, note
   (3, 100, 'communication', NULL, 'hccl*', 'glob',
    'Habana HCCL: HTA ^hccl'),
   (4, 100, 'communication', 'kernel', '*cross_device_reduce*', 'glob',
-   'vLLM custom all-reduce kernels: TraceLens''s default custom communication pattern'),
+   'vLLM / SGLang custom all-reduce (cross_device_reduce_1stage, _2stage, _half_butterfly: vllm csrc/custom_all_reduce.cuh, sglang sgl-kernel/csrc/allreduce/custom_all_reduce.cuh): TraceLens''s default custom communication pattern'),
   (5, 90, 'memory', 'memcpy', '*', 'glob',
    'every memcpy (gpu_memcpy / legacy Memcpy): all tools'),
   (6, 90, 'memory', 'memset', '*', 'glob',
@@ -57,4 +63,33 @@ INSERT INTO kernel_class_rules (id, priority, class, kind, pattern, syntax, note
   (10, 90, 'memory', NULL, 'dma*', 'glob',
    'DMA ops (MTIA): HTA ^dma'),
   (11, 0, 'compute', 'kernel', '*', 'glob',
-   'every other kernel is computation (HTA, TraceLens, nsys)');
+   'every other kernel is computation (HTA, TraceLens, nsys)'),
+  -- PyTorch symmetric memory: pytorch torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu
+  -- (kernels in an anonymous namespace: 'void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)').
+  (12, 100, 'communication', 'kernel', '*multimem_all_reduce_kernel*', 'glob',
+   'PyTorch symm_mem multimem_all_reduce_ (NVLink SHARP multicast), used by vLLM''s symm-mem all-reduce: torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu'),
+  (13, 100, 'communication', 'kernel', '*multimem_one_shot_all_reduce_kernel*', 'glob',
+   'PyTorch symm_mem multimem_one_shot_all_reduce: CUDASymmetricMemoryOps.cu'),
+  (14, 100, 'communication', 'kernel', '*multimem_all_gather_kernel*', 'glob',
+   'PyTorch symm_mem multimem_all_gather_out: CUDASymmetricMemoryOps.cu'),
+  (15, 100, 'communication', 'kernel', '*one_shot_all_reduce_kernel*', 'glob',
+   'PyTorch symm_mem one_shot_all_reduce(_copy)(_out): CUDASymmetricMemoryOps.cu'),
+  (16, 100, 'communication', 'kernel', '*two_shot_all_reduce_kernel*', 'glob',
+   'PyTorch symm_mem two_shot_all_reduce_ / _out and reduce_scatter_out (two_shot_all_reduce_kernel, _inplace): CUDASymmetricMemoryOps.cu'),
+  -- TensorRT-LLM custom all-reduce (cpp/tensorrt_llm/kernels/customAllReduceKernels.cu), copied by
+  -- SGLang (sgl-kernel/csrc/allreduce/trt_reduce_internal.cu, namespace trt_llm).
+  (17, 100, 'communication', 'kernel', '*oneShotAllReduceKernel*', 'glob',
+   'TensorRT-LLM one-shot all-reduce: cpp/tensorrt_llm/kernels/customAllReduceKernels.cu; SGLang sgl-kernel/csrc/allreduce/trt_reduce_internal.cu'),
+  (18, 100, 'communication', 'kernel', '*twoShotAllReduceKernel*', 'glob',
+   'TensorRT-LLM two-shot all-reduce: cpp/tensorrt_llm/kernels/customAllReduceKernels.cu; SGLang sgl-kernel/csrc/allreduce/trt_reduce_internal.cu'),
+  (19, 100, 'communication', 'kernel', '*allreduce_fusion_kernel*', 'glob',
+   'TensorRT-LLM all-reduce fused with residual + RMSNorm (+ quant): allreduce_fusion_kernel_oneshot_lamport, _twoshot_sync in cpp/tensorrt_llm/kernels/communicationKernels/allReduceFusionKernels.cu; FlashInfer include/flashinfer/comm/trtllm_allreduce_fusion.cuh (vLLM, SGLang)'),
+  (20, 100, 'communication', 'kernel', '*oneshotAllreduceFusionKernel*', 'glob',
+   'TensorRT-LLM multi-node NVLink one-shot all-reduce (+ RMSNorm): cpp/tensorrt_llm/kernels/communicationKernels/mnnvlAllreduceKernels.cu'),
+  (21, 100, 'communication', 'kernel', '*twoshotAllreduceKernel*', 'glob',
+   'TensorRT-LLM multi-node NVLink two-shot all-reduce: cpp/tensorrt_llm/kernels/communicationKernels/mnnvlAllreduceKernels.cu'),
+  -- ROCm quick all-reduce and SGLang's MSCCL++ all-reduce.
+  (22, 100, 'communication', 'kernel', '*allreduce_prototype_twoshot*', 'glob',
+   'quick all-reduce (ROCm, quantized two-shot: quickreduce::allreduce_prototype_twoshot<...>): vllm csrc/quickreduce/quick_reduce.h; sglang sgl-kernel/csrc/allreduce/quick_all_reduce.h'),
+  (23, 100, 'communication', 'kernel', '*allreduce_1shotLL_*', 'glob',
+   'SGLang MSCCL++ all-reduce (allreduce_1shotLL_1node, allreduce_1shotLL_2node): sgl-kernel/csrc/allreduce/mscclpp_allreduce.cuh');

@@ -287,3 +287,33 @@ def memory(reserved):
 
 case("memory_near_limit", "trigger", memory(960000000))
 case("memory_near_limit", "quiet", memory(500000000))
+
+
+# recompute: a reentrant checkpoint. Forward (thread 1): CheckpointFunction (seq 1) launches a
+# 200 us gemm; backward (autograd thread 2): CheckpointFunctionBackward runs Block_0's aten::linear
+# again (seq 2, Fwd thread id 0), launching a `recomp` us gemm, then its own backward launches a
+# 300 us gemm. Trigger: 150 us recomputed of a 10..760 us GPU span (20 %). Quiet: 30 us of 10..640
+# (4.8 % < 5 %).
+def recompute(recomp):
+    t = Trace()
+    t.step(1, 0, 1000)
+    t.op("CheckpointFunction", 0, 20, args={"Sequence number": 1, "Fwd thread id": 0})
+    t.launch(2, 4, 10, 200, name="gemm_fwd")
+    bwd = 2
+    t.x("cpu_op", "autograd::engine::evaluate_function: CheckpointFunctionBackward", 300, 100, tid=bwd,
+        args={"Sequence number": 1, "Fwd thread id": 1})
+    t.x("cpu_op", "CheckpointFunctionBackward", 301, 98, tid=bwd, args={"Sequence number": 1, "Fwd thread id": 1})
+    t.x("python_function", "nn.Module: Block_0", 302, 40, tid=bwd)
+    t.x("cpu_op", "aten::linear", 303, 30, tid=bwd, args={"Sequence number": 2, "Fwd thread id": 0})
+    t.corr += 1
+    t.x("cuda_runtime", "cudaLaunchKernel", 305, 4, tid=bwd, args={"correlation": t.corr})
+    t.gpu("kernel", "gemm_recompute", 310, recomp, t.corr)
+    t.x("cpu_op", "aten::mm", 350, 40, tid=bwd)
+    t.corr += 1
+    t.x("cuda_runtime", "cudaLaunchKernel", 355, 4, tid=bwd, args={"correlation": t.corr})
+    t.gpu("kernel", "gemm_bwd", 310 + recomp, 300, t.corr)
+    return t
+
+
+case("recompute", "trigger", recompute(150))
+case("recompute", "quiet", recompute(30))
