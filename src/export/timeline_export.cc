@@ -4,7 +4,10 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "tracesql/advise.h"
 #include "tracesql/chrome_trace.h"
@@ -180,47 +183,44 @@ int64_t WriteOverlayRows(sqlite3_stmt* stmt, const char* what, int64_t base, Ove
   return rows.rows();
 }
 
+// One metadata event ("M") of a track: {"name": ..., "args": {"KEY": VALUE_JSON}}.
+void AddMetadata(chrome_trace::Writer& w, const std::string& pid, const std::string& tid, std::string name,
+                 std::string_view key, const std::string& value_json) {
+  Event m;
+  m.ph = "M";
+  m.pid = pid;
+  m.tid = tid;
+  m.name = std::move(name);
+  m.args = fmt::format("{{\"{}\": {}}}", key, value_json);
+  w.Add(m);
+}
+
 // The trace's own tracks: process and thread metadata as Kineto writes it.
 void WriteTrackMetadata(Db& db, int64_t trace_id, chrome_trace::Writer& w) {
   Stmt p = db.Prepare("SELECT pid, name, labels, sort_index FROM processes WHERE trace_id = ?1 ORDER BY id");
   p.BindInt(1, trace_id);
   while (p.Step()) {
-    Event m;
-    m.ph = "M";
-    m.pid = IdJson(p.get(), 0);
-    m.tid = "0";
+    const std::string pid = IdJson(p.get(), 0);
     if (auto name = OptText(p.get(), 1)) {
-      m.name = "process_name";
-      m.args = "{\"name\": " + JsonString(*name) + "}";
-      w.Add(m);
+      AddMetadata(w, pid, "0", "process_name", "name", JsonString(*name));
     }
     if (auto labels = OptText(p.get(), 2)) {
-      m.name = "process_labels";
-      m.args = "{\"labels\": " + JsonString(*labels) + "}";
-      w.Add(m);
+      AddMetadata(w, pid, "0", "process_labels", "labels", JsonString(*labels));
     }
     if (auto sort = OptInt(p.get(), 3)) {
-      m.name = "process_sort_index";
-      m.args = fmt::format("{{\"sort_index\": {}}}", *sort);
-      w.Add(m);
+      AddMetadata(w, pid, "0", "process_sort_index", "sort_index", std::to_string(*sort));
     }
   }
   Stmt t = db.Prepare("SELECT pid, tid, name, sort_index FROM threads WHERE trace_id = ?1 ORDER BY id");
   t.BindInt(1, trace_id);
   while (t.Step()) {
-    Event m;
-    m.ph = "M";
-    m.pid = IdJson(t.get(), 0);
-    m.tid = IdJson(t.get(), 1);
+    const std::string pid = IdJson(t.get(), 0);
+    const std::string tid = IdJson(t.get(), 1);
     if (auto name = OptText(t.get(), 2)) {
-      m.name = "thread_name";
-      m.args = "{\"name\": " + JsonString(*name) + "}";
-      w.Add(m);
+      AddMetadata(w, pid, tid, "thread_name", "name", JsonString(*name));
     }
     if (auto sort = OptInt(t.get(), 3)) {
-      m.name = "thread_sort_index";
-      m.args = fmt::format("{{\"sort_index\": {}}}", *sort);
-      w.Add(m);
+      AddMetadata(w, pid, tid, "thread_sort_index", "sort_index", std::to_string(*sort));
     }
   }
 }
