@@ -54,18 +54,20 @@ direct AS (
 ),
 -- per (op name, shape, Concrete Inputs where the model reads them, device); rep: one of its ops;
 -- name_id: a GPU op name of the group (for the category of ops without a model). The integer
--- shape id leads the grouping key, and few columns go through the sort.
+-- shape id leads the grouping key, and few columns go through the sort. The Concrete Inputs are
+-- only a grouping term, not a column: a result column would read them a second time per op
+-- (SQLite does not match a term with a subquery to the column it repeats).
 groups AS MATERIALIZED (
-  SELECT d.trace_id, o.name, o.input_shape_id,
-         CASE WHEN o.name IN (SELECT name FROM models)
-           THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
-                  WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END AS concrete,
-         d.device,
+  SELECT d.trace_id, o.name, o.input_shape_id, d.device,
          count(*) AS calls, sum(d.gpu_ops) AS gpu_ops, sum(d.gpu_time) AS gpu_time,
          min(d.op_id) AS rep, d.name_id
   FROM direct AS d
   JOIN events AS o ON o.id = d.op_id
-  GROUP BY o.input_shape_id, d.trace_id, o.name, 4, d.device
+  GROUP BY o.input_shape_id, d.trace_id, o.name,
+           CASE WHEN o.name IN (SELECT name FROM models)
+             THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
+                    WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END,
+           d.device
 ),
 costs AS (
   SELECT op_event_id, family, category, dtype, unit, flops, bytes FROM op_costs
