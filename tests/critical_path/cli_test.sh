@@ -4,14 +4,7 @@
 set -u
 T=$1
 FIX=$2  # a trace with one ProfilerStep-less host thread and kernels
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fail=0
-expect_error() {  # expect_error "TEXT" ARGS...
-  local want=$1; shift
-  if out=$("$T" "$@" 2>&1); then echo "FAIL: $* succeeded"; fail=1; return; fi
-  case "$out" in *"$want"*) ;; *) echo "FAIL: $*: '$out' lacks '$want'"; fail=1 ;; esac
-}
+. "$(dirname "$0")/../tools/cli_lib.sh"
 "$T" import -q "$FIX" -o "$W/a.db" || exit 1
 "$T" import -q "$FIX" "$FIX" -o "$W/two.db" || exit 1
 expect_error "a.db: trace 1 has no ProfilerStep#7" critical-path "$W/a.db" --step 7

@@ -6,14 +6,7 @@
 set -u
 T=$1
 DATA=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fail=0
-expect_error() {  # expect_error "TEXT" ARGS...
-  local want=$1; shift
-  if out=$("$T" "$@" 2>&1); then echo "FAIL: $* succeeded"; fail=1; return; fi
-  case "$out" in *"$want"*) ;; *) echo "FAIL: $*: '$out' lacks '$want'"; fail=1 ;; esac
-}
+. "$(dirname "$0")/../tools/cli_lib.sh"
 q() { "$T" query "$@" --format csv --no-header; }
 cp "$DATA/step_gaps.json" "$W/t.json"
 "$T" import -q "$W/t.json" -o "$W/a.db" || exit 1
