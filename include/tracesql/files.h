@@ -4,6 +4,8 @@
 #define TRACESQL_FILES_H_
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tracesql {
 
@@ -14,6 +16,12 @@ bool SameFile(const std::string& a, const std::string& b);
 // Whether replacing the existing file at path loses nothing but a database: it is empty, or it begins
 // with SQLite's 16-byte header ("SQLite format 3\0"), whoever wrote it.
 bool IsEmptyOrSqliteFile(const std::string& path);
+
+// The checks before writing a new output file `out` for `command` ("export", "report"): refuses a
+// directory, one of `inputs` (whatever the name: SameFile), and without force any existing file.
+// Throws tracesql::Error with a one-line message naming out.
+void CheckNewOutput(const std::string& out, bool force, const std::vector<std::string>& inputs,
+                    std::string_view command);
 
 }  // namespace tracesql
 

@@ -3,7 +3,6 @@
 // written through a temporary file.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include "tracesql/cli.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
+#include "tracesql/files.h"
 #include "tracesql/output_file.h"
 #include "tracesql/timeline_export.h"
 #include "tracesql/user_db.h"
@@ -19,20 +19,10 @@
 namespace tracesql::cli {
 namespace {
 
-namespace fs = std::filesystem;
 
-// Refuses an output that is a directory, one of the inputs (the database, the traces it was
-// imported from), or (without force) any existing file.
 void CheckOutput(const std::string& out, bool force, const std::vector<std::string>& inputs) {
   if (out.empty()) Errorf("give the file to write with -o FILE.json (or FILE.json.gz)");
-  std::error_code ec;
-  if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out);
-  if (!fs::exists(out, ec)) return;
-  for (const auto& in : inputs) {
-    std::error_code e2;
-    if (fs::equivalent(out, in, e2)) Errorf("{}: is an input of this export, never overwritten (choose another -o)", out);
-  }
-  if (!force) Errorf("{}: exists (use --force to replace it)", out);
+  CheckNewOutput(out, force, inputs, "export");
 }
 
 }  // namespace

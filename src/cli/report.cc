@@ -15,6 +15,7 @@
 #include "tracesql/cli.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
+#include "tracesql/files.h"
 #include "tracesql/import.h"
 #include "tracesql/queries.h"
 #include "tracesql/report.h"
@@ -27,14 +28,8 @@ namespace fs = std::filesystem;
 
 void CheckOutput(const std::string& out, bool force, const std::vector<std::string>& inputs) {
   if (out.empty()) Errorf("give the report's file with -o FILE.html");
+  CheckNewOutput(out, force, inputs, "report");
   std::error_code ec;
-  if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out);
-  for (const auto& in : inputs) {
-    if (fs::exists(out, ec) && fs::equivalent(out, in, ec)) {
-      Errorf("{}: is an input of this report, never overwritten (choose another -o)", out);
-    }
-  }
-  if (!force && fs::exists(out, ec)) Errorf("{}: exists (use --force to replace it)", out);
   // Its directory must take a new file, or a trace would be imported for nothing.
   fs::path dir = fs::path(out).parent_path();
   if (dir.empty()) dir = ".";

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tracesql/error.h"
+
 namespace tracesql {
 
 bool SameFile(const std::string& a, const std::string& b) {
@@ -24,6 +26,19 @@ bool IsEmptyOrSqliteFile(const std::string& path) {
   size_t n = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
   return n == sizeof head && std::memcmp(head, kHeader, sizeof head) == 0;
+}
+
+void CheckNewOutput(const std::string& out, bool force, const std::vector<std::string>& inputs,
+                    std::string_view command) {
+  struct stat st {};
+  if (stat(out.c_str(), &st) != 0) return;  // nothing there yet
+  if (S_ISDIR(st.st_mode)) Errorf("{}: is a directory", out);
+  for (const auto& in : inputs) {
+    if (SameFile(out, in)) {
+      Errorf("{}: is an input of this {}, never overwritten (choose another -o)", out, command);
+    }
+  }
+  if (!force) Errorf("{}: exists (use --force to replace it)", out);
 }
 
 }  // namespace tracesql
