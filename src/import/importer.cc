@@ -75,8 +75,17 @@ void CheckInterrupted() {
 // Hands the memory that freed blocks leave in malloc's arenas back to the system: the parse
 // workers' buffers, freed once the events are in, would otherwise stay resident (glibc keeps them
 // in the exited threads' arenas) while the builder's arrays grow to the import's peak.
+// Not under AddressSanitizer: its allocator owns malloc, and glibc's malloc_trim would first set up
+// glibc's unused arenas from whichever import thread gets there, racing the others (a crash).
+#if defined(__SANITIZE_ADDRESS__)
+#define TQ_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TQ_ADDRESS_SANITIZER 1
+#endif
+#endif
 void ReleaseFreedMemory() {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(TQ_ADDRESS_SANITIZER)
   malloc_trim(0);
 #endif
 }
