@@ -1,6 +1,7 @@
 // A file written through a temporary one next to it (".NAME.tmp-PID") and renamed into place only
-// when complete, so a failed or interrupted write leaves nothing behind and never a partial file;
-// gzip-compressed (zlib) when asked. Knows nothing of what it holds.
+// when complete, so a failed or interrupted write leaves nothing behind and never a partial file
+// (SIGINT and SIGTERM remove the temporary file before the process ends, unless the program handles
+// them itself); gzip-compressed (zlib) when asked. Knows nothing of what it holds.
 #ifndef TRACESQL_OUTPUT_FILE_H_
 #define TRACESQL_OUTPUT_FILE_H_
 
@@ -35,6 +36,7 @@ class OutputFile {
   std::unique_ptr<Gzip> gz_;
   uint64_t bytes_ = 0;
   bool committed_ = false;
+  int signal_slot_ = -1;  // where the temporary file is registered for removal on a signal
 };
 
 // Whether path names a gzip output: it ends in ".gz".

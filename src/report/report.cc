@@ -2,13 +2,9 @@
 // the page's own CSS and script (src/report/assets/, embedded at build time), and writes one file.
 #include "tracesql/report.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <exception>
 #include <filesystem>
@@ -20,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "tracesql/error.h"
+#include "tracesql/files.h"
+#include "tracesql/output_file.h"
 #include "tracesql/params.h"
 #include "tracesql/queries.h"
 #include "tracesql/render.h"
@@ -368,45 +366,11 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
 
 void WriteReportFile(const std::string& html, const std::string& out_path, bool force,
                      const std::vector<std::string>& inputs) {
-  std::error_code ec;
-  fs::path out(out_path);
   if (out_path.empty()) Errorf("give the report's file with -o FILE.html");
-  if (fs::is_directory(out, ec)) Errorf("{}: is a directory", out_path);
-  bool exists = fs::exists(out, ec);
-  for (const auto& in : inputs) {
-    std::error_code e2;
-    if (exists && fs::equivalent(out, in, e2)) {
-      Errorf("{}: is an input of this report, never overwritten (choose another -o)", out_path);
-    }
-  }
-  if (exists && !force) Errorf("{}: exists (use --force to replace it)", out_path);
-  fs::path dir = out.parent_path();
-  if (dir.empty()) dir = ".";
-  std::string tmp = (dir / fmt::format(".{}.tmp-{}", out.filename().string(), getpid())).string();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) Errorf("{}: cannot write the report: {}", out_path, std::strerror(errno));
-  size_t done = 0;
-  while (done < html.size()) {
-    ssize_t n = ::write(fd, html.data() + done, html.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      Errorf("{}: cannot write the report: {}", out_path, std::strerror(n < 0 ? err : ENOSPC));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    Errorf("{}: cannot write the report: {}", out_path, std::strerror(err));
-  }
-  if (::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    Errorf("{}: cannot write the report: {}", out_path, std::strerror(err));
-  }
+  CheckNewOutput(out_path, force, inputs, "report");
+  OutputFile file(out_path, /*gzip=*/false);
+  file.Write(html);
+  file.Commit();
 }
 
 }  // namespace tracesql

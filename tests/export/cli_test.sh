@@ -2,7 +2,8 @@
 # tracesql export: the overlay of a small trace against a golden file, the file written (JSON, gzip,
 # µs with three decimals, the findings as instants), and the refusals: an existing file without
 # --force, an input (the database, the trace it came from) even with --force, a database of several
-# traces without --trace-id, a result without ts or dur for --format trace; nothing left behind.
+# traces without --trace-id, a result without ts or dur for --format trace; nothing left behind,
+# also when SIGINT or SIGTERM ends an export.
 set -u
 T=$1
 DATA=$2
@@ -67,6 +68,28 @@ gzip -t "$W/o.json.gz" || { echo "FAIL: not gzip"; fail=1; }
 # Nothing left behind by the refusals and failures.
 left=$(ls -A "$W" | grep '\.tmp-' || true)
 [ -z "$left" ] || { echo "FAIL: left behind: $left"; fail=1; }
+# SIGINT (Ctrl-C) or SIGTERM during an export: the process ends by the signal, the temporary file
+# is removed and no output written. A 10 MB trace exports for a second or more; the signal is sent
+# as soon as the temporary file appears.
+python3 "$(dirname "$0")/../../bench/gen_trace.py" -q -o "$W/big.json" --target-mb 10 || exit 1
+"$T" import -q "$W/big.json" -o "$W/big.db" || exit 1
+set -m  # job control: a background job keeps SIGINT's default action (without it, bash ignores it)
+for sig in INT TERM; do
+  "$T" export "$W/big.db" -o "$W/sig.json" --with-trace 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1000); do
+    compgen -G "$W/.sig.json.tmp-*" >/dev/null && break
+    sleep 0.01
+  done
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  [ "$rc" = "$want" ] || { echo "FAIL: SIG$sig during export: exit $rc, not $want"; fail=1; }
+  left=$(ls -A "$W" | grep -E '^sig\.json|\.tmp-' || true)
+  [ -z "$left" ] || { echo "FAIL: SIG$sig during export left: $left"; fail=1; rm -f "$W"/sig.json; }
+done
+set +m
 # --format trace: a result without ts or dur is an error naming the column.
 expect_error "--format trace needs a ts column (integer ns); the result has: dur, name" \
   query "$W/a.db" "SELECT 1 AS dur, 'x' AS name" --format trace

@@ -70,7 +70,7 @@ def test_errors():
     check(listing(out_dir) == before, 'nothing left behind after a text file')
     # Unwritable output: a directory that does not exist, and one that cannot hold files (/proc).
     fails('cannot write the report', 'report', db, '-o', os.path.join(out_dir, 'missing', 'r.html'))
-    fails('cannot write the report', 'report', db, '-o', '/proc/tq-report.html')
+    fails('cannot write', 'report', db, '-o', '/proc/tq-report.html')
     check(listing(out_dir) == before, 'nothing left behind after an unwritable output')
     # An existing output is refused without --force and left as it was; replaced with it.
     html = os.path.join(out_dir, 'r.html')
