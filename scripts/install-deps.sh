@@ -7,11 +7,12 @@
 set -euo pipefail
 # chromium (headless) and fonts-dejavu-core test the HTML report in a real browser; nodejs and npm run
 # the old-SQLite compatibility test (sql.js builds of SQLite 3.31 and 3.36). The python3-* packages
-# build the Python wheel offline and test it (tests/python; python3-torch, ~170 packages, is left out:
-# that test skips without it).
+# build the Python wheel offline and test it (tests/python; python3-dask and python3-distributed run
+# tracesql.dask on a LocalCluster; python3-torch, ~170 packages, is left out: that test skips without it).
 PKGS=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libsimdjson-dev libcli11-dev
       libfmt-dev catch2 zlib1g-dev libedit-dev python3 chromium fonts-dejavu-core
-      python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-pytest)
+      python3-venv python3-pip python3-setuptools python3-wheel python3-pandas python3-pytest
+      python3-dask python3-distributed)
 # A Node.js that ships its own npm (NodeSource's nodejs) conflicts with Debian's npm package: install
 # them only when there is no npm at all.
 command -v npm >/dev/null || PKGS+=(nodejs npm)

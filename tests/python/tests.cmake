@@ -30,6 +30,9 @@ add_test(NAME python.api COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pyt
 # torch (python3-torch, ~170 packages) is not among the CI's packages: the test skips (77) without it.
 add_test(NAME python.torch COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
                                    ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch.py torch)
-set_tests_properties(python.api python.torch PROPERTIES FIXTURES_REQUIRED python_venv TIMEOUT 300
+# tracesql.dask on a LocalCluster (python3-distributed; skipped without it).
+add_test(NAME python.dask COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
+                                  ${CMAKE_CURRENT_SOURCE_DIR}/python/test_dask.py distributed)
+set_tests_properties(python.api python.torch python.dask PROPERTIES FIXTURES_REQUIRED python_venv TIMEOUT 300
                      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} SKIP_RETURN_CODE 77
                      ENVIRONMENT "TQ_TRACES=${TRACESQL_SHARED_TRACES};TQ_CLI=$<TARGET_FILE:tracesql>")

@@ -1,0 +1,137 @@
+"""Bundled queries over a partitioned job on a Dask cluster (docs/scale.md).
+
+    from dask.distributed import Client
+    import tracesql.dask
+    client = Client("tcp://scheduler:8786")
+    tracesql.dask.run(client, "/shared/job", "kernel_summary", limit=10)
+
+A partitioned job is a directory that `tracesql import rank*.json.gz -o job/ --partitioned` wrote:
+one tracesql database per trace and manifest.json. Each partition's query runs on a Dask worker
+(`tracesql run PART.db NAME` with the worker's tracesql program), and the partial results are combined
+by the query's combining SQL (`tracesql queries --show NAME --combining`) in a SQLite database on
+the client, as `tracesql run job/ NAME` does on one machine: the same SQL, the same rows.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import _binary
+from ._database import ParamValue, PathLike, Result, _param_args
+from ._results import parse_csv_header, parse_json, to_result
+
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "tracesql-partitions"
+
+# The columns of the `partitions` table the combining SQL may read (docs/scale.md): the manifest's
+# fields, then where each partition's ids start in the merged database.
+_PARTITION_FIELDS = ("trace_id", "file", "trace", "rank", "world_size", "events", "threads", "processes", "flows")
+_ROW_COUNTS = ("events", "threads", "processes", "flows")
+
+
+def read_manifest(job: PathLike) -> List[Dict[str, Any]]:
+    """The partitions of a partition directory, in trace id order: the manifest's entries, each with
+    "path" (the database's path) added. Raises TracesqlError naming the file when the manifest is
+    missing or not one tracesql writes."""
+    path = os.path.join(os.fspath(job), MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise _binary.TracesqlError(f"{path}: cannot read the partition manifest: {e.strerror}") from None
+    except ValueError as e:
+        raise _binary.TracesqlError(f"{path}: not a partition manifest: {e}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise _binary.TracesqlError(f'{path}: not a partition manifest: no "format": "{MANIFEST_FORMAT}"')
+    parts = manifest.get("partitions")
+    if not isinstance(parts, list) or not parts:
+        raise _binary.TracesqlError(f"{path}: not a partition manifest: no partitions")
+    out = []
+    for i, part in enumerate(parts, start=1):
+        if not isinstance(part, dict) or any(k not in part for k in _PARTITION_FIELDS):
+            raise _binary.TracesqlError(f"{path}: not a partition manifest: partition {i} lacks a field")
+        out.append(dict(part, path=os.path.join(os.fspath(job), part["file"])))
+    return out
+
+
+def run_partition(path: str, name: str, args: Sequence[str]) -> Tuple[List[str], List[Tuple[Any, ...]]]:
+    """Runs bundled query `name` on one partition database with the tracesql program of the machine
+    it runs on: the result's columns and rows. What a Dask worker runs for each partition."""
+    columns, rows = parse_json(_binary.call(["run", path, name, *args, "--format", "json"]))
+    if not rows:  # JSON has no column names without rows: ask for the CSV header
+        columns = parse_csv_header(_binary.call(["run", path, name, *args, "--format", "csv"]))
+    return columns, rows
+
+
+def combining_sql(name: str) -> str:
+    """The SQL that combines the partitions' results of bundled query `name` (its rows in table
+    `partial`, the partitions in table `partitions`). Raises TracesqlError when the query has none."""
+    return _binary.call(["queries", "--show", name, "--combining"])
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _write_partials(path: str, parts: Sequence[Mapping[str, Any]],
+                    results: Sequence[Tuple[List[str], List[Tuple[Any, ...]]]]) -> None:
+    """Writes the tables the combining SQL reads into a new SQLite file, as `tracesql run job/` fills
+    them: partial (the result's columns, trace_id renumbered to the job's, rows in partition then
+    result order) and partitions (one row per partition with its id bases)."""
+    columns = next((c for c, _ in results if c), None)
+    if columns is None:
+        raise _binary.TracesqlError("the query returns no columns")
+    trace_col = columns.index("trace_id") if "trace_id" in columns else -1
+    con = sqlite3.connect(path)
+    try:
+        con.execute("CREATE TABLE partitions (trace_id INTEGER PRIMARY KEY, file TEXT, trace TEXT, rank INTEGER,"
+                    " world_size INTEGER, events INTEGER, threads INTEGER, processes INTEGER, flows INTEGER,"
+                    " event_base INTEGER, thread_base INTEGER, process_base INTEGER, flow_base INTEGER)")
+        base = dict.fromkeys(_ROW_COUNTS, 0)
+        for part in parts:
+            bases = [base[k] for k in _ROW_COUNTS]
+            con.execute("INSERT INTO partitions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        [part[k] for k in _PARTITION_FIELDS] + bases)
+            for k in _ROW_COUNTS:
+                base[k] += part[k]
+        con.execute(f"CREATE TABLE partial ({', '.join(_quoted(c) for c in columns)})")
+        marks = ", ".join("?" for _ in columns)
+        for part, (_, rows) in zip(parts, results):
+            for row in rows:
+                values = list(row)
+                if trace_col >= 0 and values[trace_col] is not None:
+                    values[trace_col] = part["trace_id"]  # a partition holds one trace: the job's id of it
+                con.execute(f"INSERT INTO partial VALUES ({marks})", values)
+        con.commit()
+    finally:
+        con.close()
+
+
+def run(client: Any, job: PathLike, name: str, *, workers: Optional[Mapping[str, Any]] = None,
+        frames: Optional[bool] = None, **params: ParamValue) -> Result:
+    """Runs bundled query `name` over the partitioned job in directory `job` on a Dask cluster:
+    the same result as `tracesql run JOB NAME -p key=value...` on one machine.
+
+    client: a dask.distributed Client. Each partition's query is one task; every worker must reach
+    the partition's database under the same path (a shared file system), or, with workers given,
+    {partition file name: worker address(es)}, the worker that holds it. The combining runs on this
+    machine. params bind the query's parameters as Database.run does; frames as in tracesql.load.
+    Raises TracesqlError (the program's message) when the query does not combine over partitions or
+    a partition fails."""
+    parts = read_manifest(job)
+    combine = combining_sql(name)  # fails early, before any task, when the query has none
+    args = _param_args(params)
+    futures = [client.submit(run_partition, p["path"], name, args, pure=False, workers=(workers or {}).get(p["file"]))
+               for p in parts]
+    results = client.gather(futures)
+    with tempfile.TemporaryDirectory(prefix="tracesql-dask-") as tmp:
+        partials = os.path.join(tmp, "partials.db")
+        _write_partials(partials, parts, results)
+        query = ["query", partials, combine, "--any-db", *args]
+        columns, rows = parse_json(_binary.call([*query, "--format", "json"]))
+        if not rows:
+            columns = parse_csv_header(_binary.call([*query, "--format", "csv"]))
+    return to_result(columns, rows, frames)
