@@ -7,6 +7,7 @@
 #include "tracesql/cli.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
+#include "tracesql/partitions.h"
 #include "tracesql/render.h"
 #include "tracesql/shell.h"
 
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   ImportOptions iopt;
   bool quiet = false;
   bool no_materialize = false;
+  bool partitioned = false;
   auto* imp = app.add_subcommand("import", "Import one or more traces (.json / .json.gz, one rank per file) into a database");
   imp->add_option("traces", traces, "Trace files")->required();
   imp->add_option("-o,--output", out_path, "Database to create (default for one trace: TRACE.db next to it)");
@@ -80,6 +82,8 @@ int main(int argc, char** argv) {
   imp->add_flag("--keep-going", iopt.keep_going,
                 "Leave out a trace that fails, import the others, report the failures and exit with status 2");
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
+  imp->add_flag("--partitioned", partitioned,
+                "Write a partition directory: -o DIR gets one database per trace and a manifest.json (docs/scale.md)");
 
   // shell
   std::string shell_db;
@@ -195,8 +199,9 @@ int main(int argc, char** argv) {
     if (imp->parsed()) {
       iopt.progress = !quiet && isatty(fileno(stderr));
       iopt.materialize = !no_materialize;
+      if (partitioned && out_path.empty()) throw Error("--partitioned: name the new directory with -o DIR");
       if (out_path.empty()) out_path = cli::DefaultImportOutput(traces);
-      ImportSummary s = ImportTraces(traces, out_path, iopt);
+      ImportSummary s = partitioned ? ImportPartitioned(traces, out_path, iopt) : ImportTraces(traces, out_path, iopt);
       if (!quiet) cli::PrintImportSummary(s, out_path);
       if (iopt.timings) {
         std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s%s\n",

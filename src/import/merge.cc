@@ -1,0 +1,1 @@
+#include "tracesql/partitions.h"
