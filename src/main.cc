@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "tracesql/cli.h"
+#include "tracesql/cli_jobs.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
 #include "tracesql/partitions.h"
@@ -84,6 +85,17 @@ int main(int argc, char** argv) {
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
   imp->add_flag("--partitioned", partitioned,
                 "Write a partition directory: -o DIR gets one database per trace and a manifest.json (docs/scale.md)");
+
+  // merge
+  std::vector<std::string> merge_parts;
+  std::string merge_out;
+  bool merge_force = false, merge_quiet = false;
+  auto* mrg = app.add_subcommand("merge", "Make one database of partitions (a partition directory or databases), equal to "
+                                          "importing their traces together in that order");
+  mrg->add_option("parts", merge_parts, "Partition directories (import --partitioned) or tracesql databases")->required();
+  mrg->add_option("-o,--output", merge_out, "Database to create")->required();
+  mrg->add_flag("--force", merge_force, "Replace the database if it exists and is a SQLite database (never an input)");
+  mrg->add_flag("-q,--quiet", merge_quiet, "No summary");
 
   // shell
   std::string shell_db;
@@ -220,6 +232,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (mrg->parsed()) return cli::Merge(merge_parts, merge_out, merge_force, merge_quiet);
     if (sh->parsed()) {
       ShellOptions so;
       so.db_path = shell_db;
