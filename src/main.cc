@@ -115,11 +115,14 @@ int main(int argc, char** argv) {
   cli::OutputFlags query_out;
   cli::DbFlags query_dbf;
   auto* qry = app.add_subcommand("query", "Run SQL against a database and print the results");
-  qry->add_option("db", db_path, "Database")->required();
+  qry->add_option("db", db_path, "Database, or a partition directory (import --partitioned)")->required();
   qry->add_option("sql", sql, "SQL text (one or more statements)");
   qry->add_option("-f,--file", sql_file, "Read SQL from a file ('-' for stdin)");
   qry->add_option("-p,--param", params, "Bind :key to value (numbers as numbers, the rest as text)")
       ->allow_extra_args(false);
+  qry->add_option("--combine", query_dbf.combine,
+                  "With a partition directory: SQL over the table partial (the rows of every partition) that "
+                  "combines them (default: each partition's rows in trace order; docs/scale.md)");
   AddOutputFlags(qry, query_out);
   AddDbFlags(qry, query_dbf);
   AddAttachFlags(qry, query_dbf);
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
   cli::OutputFlags run_out;
   cli::DbFlags run_dbf;
   auto* run = app.add_subcommand("run", "Run a bundled or user query by name");
-  run->add_option("db", run_db, "Database")->required();
+  run->add_option("db", run_db, "Database, or a partition directory (import --partitioned)")->required();
   run->add_option("name", run_name, "Query name (see `tracesql queries`) or a .sql file")->required();
   run->add_option("-p,--param", run_params, "Bind :key to value (numbers as numbers, the rest as text)")
       ->allow_extra_args(false);
