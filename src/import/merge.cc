@@ -29,6 +29,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -109,6 +110,21 @@ const std::vector<TableRule> kRules = {
 const std::set<std::string, std::less<>> kOwnTables = {
     "stacks",       "arg_keys",   "input_shapes",       "gpu_op_names", "short_names",
     "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks"};
+
+// The computed tables kept in rowid order, and which of their rows the importer leaves to the
+// view's SQL (a condition on a row r): every table's of a trace whose times could overflow a sum
+// (import_stats views_by_sql) but memory_devices', memory_devices' of a trace with a [memory] event
+// without an integer device or total, autograd_pairs' of a trace without fwdbwd flows (link 'seq').
+const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
+    {"memory_devices",
+     "r.trace_id IN (SELECT trace_id FROM main.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
+     "'integer' OR typeof(device_id) <> 'integer')"},
+    {"steps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"autograd_pairs",
+     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+};
 
 const TableRule* RuleFor(std::string_view table) {
   for (const TableRule& r : kRules) {
@@ -516,15 +532,25 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
     db.Exec("COMMIT");
     db.Exec("DETACH DATABASE p");
 
+    std::map<int64_t, std::vector<int64_t>> same_rank;  // rank -> its traces after the first
     int64_t base[4] = {0, 0, 0, 0};  // traces, events, threads, processes before this input
     for (size_t i = 0; i < inputs.size(); ++i) {
       const std::string& in = inputs[i];
       try {
         attach(in);
         std::vector<SchemaObject> theirs = SchemaOf(db, "p");
-        bool same = theirs.size() == schema.size();
-        for (size_t k = 0; same && k < schema.size(); ++k) {
-          same = theirs[k].type == schema[k].type && theirs[k].name == schema[k].name && theirs[k].sql == schema[k].sql;
+        // The same objects, in any order (a merged database creates its indexes after the rows).
+        auto sorted = [](std::vector<SchemaObject> v) {
+          std::sort(v.begin(), v.end(), [](const SchemaObject& a, const SchemaObject& b) {
+            return std::tie(a.type, a.name, a.sql) < std::tie(b.type, b.name, b.sql);
+          });
+          return v;
+        };
+        std::vector<SchemaObject> mine = sorted(schema);
+        theirs = sorted(theirs);
+        bool same = theirs.size() == mine.size();
+        for (size_t k = 0; same && k < mine.size(); ++k) {
+          same = theirs[k].type == mine[k].type && theirs[k].name == mine[k].name && theirs[k].sql == mine[k].sql;
         }
         if (!same) {
           Errorf("its tables and views are not those of {} (made by another tracesql, or one imported with "
@@ -578,8 +604,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
             if (!fresh) {
               const StatInfo& d = kStatInfo[static_cast<int>(StatId::duplicate_rank)];
               rows.push_back({order_of(d.name), d.name, it->second, d.severity, d.description});
-              warn(fmt::format("warning: {}: traces {} and {} have the same rank (distributedInfo) {}", out, it->second, id,
-                               tr.ColumnInt(1)));
+              same_rank[tr.ColumnInt(1)].push_back(id);
             }
           }
           std::stable_sort(rows.begin(), rows.end(), [](const StatRow& a, const StatRow& b) { return a.order < b.order; });
@@ -609,6 +634,16 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
       base[1] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.events");
       base[2] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.threads");
       base[3] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.processes");
+    }
+    std::string repeated;
+    for (const auto& [rank, ids] : same_rank) {
+      repeated += fmt::format("{}rank {}: traces {}", repeated.empty() ? "" : "; ", rank, st.first_of_rank.at(rank));
+      for (int64_t id : ids) repeated += fmt::format(", {}", id);
+    }
+    if (!repeated.empty()) {
+      warn(fmt::format("warning: {}: traces of one rank (distributedInfo): {}; cross-rank queries (collectives, "
+                       "stragglers) take each rank's traces as one rank (import_stats duplicate_rank)",
+                       out, repeated));
     }
     summary.traces = base[0];
     summary.events = base[1];
@@ -682,13 +717,15 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         s.Run();
       }
     }
-    // autograd_pairs: the importer writes the pairs it links by fwdbwd flows as it writes each trace,
-    // and leaves the traces without such flows (link 'seq') to the view's SQL, run after the last
-    // trace: their rows come last.
-    if (std::find(tables.begin(), tables.end(), "autograd_pairs") != tables.end()) {
-      db.Exec("CREATE TEMP TABLE merge_pairs AS SELECT * FROM main.autograd_pairs ORDER BY link = 'seq', rowid;"
-              " DELETE FROM main.autograd_pairs; INSERT INTO main.autograd_pairs SELECT * FROM temp.merge_pairs;"
-              " DROP TABLE temp.merge_pairs;");
+    // The importer computes the analysis tables' rows as it writes each trace, and leaves some
+    // traces to the views' SQL, run after the last trace: their rows come last (in tables whose
+    // order is their rowid's). Which traces those are shows in the rows (kLeftToSql).
+    for (const auto& [table, left_to_sql] : kLeftToSql) {
+      if (std::find(tables.begin(), tables.end(), table) == tables.end()) continue;
+      db.Exec(fmt::format("CREATE TEMP TABLE merge_rows AS SELECT * FROM main.{0} AS r ORDER BY ({1}), rowid;"
+                          " DELETE FROM main.{0}; INSERT INTO main.{0} SELECT * FROM temp.merge_rows;"
+                          " DROP TABLE temp.merge_rows;",
+                          table, left_to_sql));
     }
     for (const SchemaObject& o : schema) {
       if (o.type != "table") db.Exec(o.sql);  // indexes (filled now), views, triggers
