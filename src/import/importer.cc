@@ -151,7 +151,7 @@ struct SignalGuard {
   static inline std::mutex mu;
   static inline int active = 0;
   static inline struct sigaction old_int {}, old_term {};
-  explicit SignalGuard(const std::string& temp_path) {
+  static void Acquire() {
     std::lock_guard lock(mu);
     if (active++ == 0) {
       g_interrupted.store(false);
@@ -162,9 +162,8 @@ struct SignalGuard {
       sigaction(SIGINT, &sa, &old_int);
       sigaction(SIGTERM, &sa, &old_term);
     }
-    if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
   }
-  ~SignalGuard() {
+  static void Release() {
     std::lock_guard lock(mu);
     if (--active == 0) {
       sigaction(SIGINT, &old_int, nullptr);
@@ -172,6 +171,14 @@ struct SignalGuard {
       g_temp_path[0] = '\0';
     }
   }
+  explicit SignalGuard(const std::string& temp_path) {
+    Acquire();
+    std::lock_guard lock(mu);
+    if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
+  }
+  ~SignalGuard() { Release(); }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
 };
 
 // Joins the reader thread. When interrupted, the reader may be blocked reading a pipe that never
@@ -420,6 +427,10 @@ std::string ErrorText(const std::exception_ptr& e) {
 }
 
 }  // namespace
+
+ImportSignalScope::ImportSignalScope() { SignalGuard::Acquire(); }
+ImportSignalScope::~ImportSignalScope() { SignalGuard::Release(); }
+bool ImportInterrupted() { return g_interrupted.load(); }
 
 ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::string& db_path,
                            const ImportOptions& options) {

@@ -308,6 +308,7 @@ ImportSummary ImportPartitioned(const std::vector<std::string>& traces, const st
   fs::remove_all(tmp, ec);
   if (!fs::create_directory(tmp, ec)) Errorf("{}: cannot create directory {}: {}", dir_arg, tmp.string(), ec.message());
   TempDirGuard guard(tmp);
+  ImportSignalScope signals;  // Ctrl-C between two traces' imports stops the import too
 
   // Each trace as its own import (the import pipeline, one trace at a time per thread), `jobs` at a
   // time; each import builds its database under a temporary name and renames it when complete.
@@ -322,7 +323,7 @@ ImportSummary ImportPartitioned(const std::vector<std::string>& traces, const st
   std::atomic<size_t> next{0};
   std::atomic<bool> stop{false};
   auto work = [&] {
-    for (size_t i; !stop.load() && (i = next.fetch_add(1)) < traces.size();) {
+    for (size_t i; !stop.load() && !ImportInterrupted() && (i = next.fetch_add(1)) < traces.size();) {
       Slot& s = slots[i];
       ImportOptions one = options;
       one.jobs = 1;
@@ -342,6 +343,7 @@ ImportSummary ImportPartitioned(const std::vector<std::string>& traces, const st
   for (int k = 0; k < jobs; ++k) threads.emplace_back(work);
   for (auto& t : threads) t.join();
 
+  if (ImportInterrupted()) Errorf("{}: interrupted; nothing written", dir_arg);
   ImportSummary summary;
   summary.jobs = jobs;
   std::vector<Partition> parts;
