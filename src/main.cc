@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "tracesql/cli.h"
+#include "tracesql/cli_jobs.h"
 #include "tracesql/error.h"
 #include "tracesql/import.h"
+#include "tracesql/partitions.h"
 #include "tracesql/render.h"
 #include "tracesql/shell.h"
 
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
   ImportOptions iopt;
   bool quiet = false;
   bool no_materialize = false;
+  bool partitioned = false;
   auto* imp = app.add_subcommand("import", "Import one or more traces (.json / .json.gz, one rank per file) into a database");
   imp->add_option("traces", traces, "Trace files")->required();
   imp->add_option("-o,--output", out_path, "Database to create (default for one trace: TRACE.db next to it)");
@@ -80,6 +83,19 @@ int main(int argc, char** argv) {
   imp->add_flag("--keep-going", iopt.keep_going,
                 "Leave out a trace that fails, import the others, report the failures and exit with status 2");
   imp->add_flag("-q,--quiet", quiet, "No progress bar or summary");
+  imp->add_flag("--partitioned", partitioned,
+                "Write a partition directory: -o DIR gets one database per trace and a manifest.json (docs/scale.md)");
+
+  // merge
+  std::vector<std::string> merge_parts;
+  std::string merge_out;
+  bool merge_force = false, merge_quiet = false;
+  auto* mrg = app.add_subcommand("merge", "Make one database of partitions (a partition directory or databases), equal to "
+                                          "importing their traces together in that order");
+  mrg->add_option("parts", merge_parts, "Partition directories (import --partitioned) or tracesql databases")->required();
+  mrg->add_option("-o,--output", merge_out, "Database to create")->required();
+  mrg->add_flag("--force", merge_force, "Replace the database if it exists and is a SQLite database (never an input)");
+  mrg->add_flag("-q,--quiet", merge_quiet, "No summary");
 
   // shell
   std::string shell_db;
@@ -99,11 +115,14 @@ int main(int argc, char** argv) {
   cli::OutputFlags query_out;
   cli::DbFlags query_dbf;
   auto* qry = app.add_subcommand("query", "Run SQL against a database and print the results");
-  qry->add_option("db", db_path, "Database")->required();
+  qry->add_option("db", db_path, "Database, or a partition directory (import --partitioned)")->required();
   qry->add_option("sql", sql, "SQL text (one or more statements)");
   qry->add_option("-f,--file", sql_file, "Read SQL from a file ('-' for stdin)");
   qry->add_option("-p,--param", params, "Bind :key to value (numbers as numbers, the rest as text)")
       ->allow_extra_args(false);
+  qry->add_option("--combine", query_dbf.combine,
+                  "With a partition directory: SQL over the table partial (the rows of every partition) that "
+                  "combines them (default: each partition's rows in trace order; docs/scale.md)");
   AddOutputFlags(qry, query_out);
   AddDbFlags(qry, query_dbf);
   AddAttachFlags(qry, query_dbf);
@@ -114,7 +133,7 @@ int main(int argc, char** argv) {
   cli::OutputFlags run_out;
   cli::DbFlags run_dbf;
   auto* run = app.add_subcommand("run", "Run a bundled or user query by name");
-  run->add_option("db", run_db, "Database")->required();
+  run->add_option("db", run_db, "Database, or a partition directory (import --partitioned)")->required();
   run->add_option("name", run_name, "Query name (see `tracesql queries`) or a .sql file")->required();
   run->add_option("-p,--param", run_params, "Bind :key to value (numbers as numbers, the rest as text)")
       ->allow_extra_args(false);
@@ -195,8 +214,9 @@ int main(int argc, char** argv) {
     if (imp->parsed()) {
       iopt.progress = !quiet && isatty(fileno(stderr));
       iopt.materialize = !no_materialize;
+      if (partitioned && out_path.empty()) throw Error("--partitioned: name the new directory with -o DIR");
       if (out_path.empty()) out_path = cli::DefaultImportOutput(traces);
-      ImportSummary s = ImportTraces(traces, out_path, iopt);
+      ImportSummary s = partitioned ? ImportPartitioned(traces, out_path, iopt) : ImportTraces(traces, out_path, iopt);
       if (!quiet) cli::PrintImportSummary(s, out_path);
       if (iopt.timings) {
         std::fprintf(stderr, "stages: read+split %.2f s (overlapped) | parse %.2f s | build %.2f s | insert %.2f s | index %.2f s | views %.2f s%s\n",
@@ -215,6 +235,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (mrg->parsed()) return cli::Merge(merge_parts, merge_out, merge_force, merge_quiet);
     if (sh->parsed()) {
       ShellOptions so;
       so.db_path = shell_db;

@@ -29,6 +29,7 @@ struct DbFlags {
   std::vector<std::string> queries_dirs;  // --queries-dir (repeatable)
   std::vector<std::string> attach;        // --attach [ALIAS=]PATH (repeatable; query, run, shell)
   std::string against;                    // --against PATH (query, run, shell)
+  std::string combine;                    // --combine SQL (query over a partition directory)
 };
 
 // Attaches each --attach [ALIAS=]PATH read-only (unnamed ones as b, c, d, ...), after the same checks as

@@ -51,6 +51,18 @@ struct ImportSummary {
 ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::string& db_path,
                            const ImportOptions& options);
 
+// Keeps the import's Ctrl-C handling installed while it lives, across several ImportTraces calls
+// (a partitioned import): a Ctrl-C between them is then seen by ImportInterrupted() instead of
+// ending the program, so the caller can remove what it wrote.
+class ImportSignalScope {
+ public:
+  ImportSignalScope();
+  ~ImportSignalScope();
+  ImportSignalScope(const ImportSignalScope&) = delete;
+  ImportSignalScope& operator=(const ImportSignalScope&) = delete;
+};
+bool ImportInterrupted();
+
 }  // namespace tracesql
 
 #endif  // TRACESQL_IMPORT_H_

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "tracesql/cli.h"
+#include "tracesql/cli_jobs.h"
+#include "tracesql/partitions.h"
 #include "tracesql/error.h"
 #include "tracesql/params.h"
 #include "tracesql/queries.h"
@@ -101,6 +103,8 @@ int Query(const std::string& db_path, const std::string& sql, const std::string&
   std::string text = file.empty() ? sql : ReadSqlFile(file);
   std::string source = file.empty() ? "<command line>" : (file == "-" ? "<stdin>" : file);
   CheckParamsKnown(params, ReferencedParams(text), file.empty() ? "the SQL" : source);
+  if (IsPartitionDir(db_path)) return QueryJob(db_path, text, source, params, out, dbf);
+  if (!dbf.combine.empty()) Errorf("--combine: {} is not a partition directory", db_path);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   Execute(db, text, SqlSource{source, 1}, params, out);
@@ -121,6 +125,7 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   OutputFlags query_out = out;  // no --format: the query's own ("-- format: folded"), if it names one
   if (query_out.format.empty()) query_out.format = q->format;
   ResolveOutput(query_out);
+  if (IsPartitionDir(db_path)) return RunJob(db_path, *q, params, query_out, dbf);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   Execute(db, q->text, SqlSource{q->Source(), 1}, params, query_out);

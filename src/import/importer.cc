@@ -50,11 +50,11 @@ double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // SQLite's progress handler inside long statements); a second one removes the temporary database
 // and exits at once. g_kicking marks the signals the importer sends its own reader thread.
 std::atomic<bool> g_interrupted{false};
-std::atomic<bool> g_kicking{false};
+std::atomic<int> g_kicking{0};  // readers being kicked (imports may run at once)
 char g_temp_path[4096];
 
 extern "C" void OnSignal(int) {
-  if (g_interrupted.exchange(true) && !g_kicking.load()) {
+  if (g_interrupted.exchange(true) && g_kicking.load() == 0) {
     if (g_temp_path[0]) unlink(g_temp_path);
     const char msg[] = "tracesql: interrupted again: stopped, no database written\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
@@ -143,36 +143,54 @@ class TempDbGuard {
 };
 
 // Installs OnSignal for SIGINT and SIGTERM (without SA_RESTART, so a blocking read is interrupted)
-// and tells it which temporary file a second signal must remove.
+// and tells it which temporary file a second signal must remove. Imports running at once on
+// several threads (a partitioned import: ImportPartitioned) share one installation: the first
+// guard installs the handlers, the last one restores them; a second signal removes the temporary
+// file of the import that started last.
 struct SignalGuard {
-  struct sigaction old_int {}, old_term {};
+  static inline std::mutex mu;
+  static inline int active = 0;
+  static inline struct sigaction old_int {}, old_term {};
+  static void Acquire() {
+    std::lock_guard lock(mu);
+    if (active++ == 0) {
+      g_interrupted.store(false);
+      g_kicking.store(0);
+      struct sigaction sa {};
+      sa.sa_handler = OnSignal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGINT, &sa, &old_int);
+      sigaction(SIGTERM, &sa, &old_term);
+    }
+  }
+  static void Release() {
+    std::lock_guard lock(mu);
+    if (--active == 0) {
+      sigaction(SIGINT, &old_int, nullptr);
+      sigaction(SIGTERM, &old_term, nullptr);
+      g_temp_path[0] = '\0';
+    }
+  }
   explicit SignalGuard(const std::string& temp_path) {
-    g_interrupted.store(false);
-    g_kicking.store(false);
+    Acquire();
+    std::lock_guard lock(mu);
     if (temp_path.size() < sizeof g_temp_path) std::memcpy(g_temp_path, temp_path.c_str(), temp_path.size() + 1);
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
   }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    g_temp_path[0] = '\0';
-  }
+  ~SignalGuard() { Release(); }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
 };
 
 // Joins the reader thread. When interrupted, the reader may be blocked reading a pipe that never
 // delivers more data: it is sent SIGINT until its read fails with EINTR and it returns.
 void JoinReader(std::thread& reader, const std::atomic<bool>& done) {
   if (g_interrupted.load()) {
-    g_kicking.store(true);
+    ++g_kicking;
     while (!done.load()) {
       pthread_kill(reader.native_handle(), SIGINT);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    g_kicking.store(false);
+    --g_kicking;
   }
   reader.join();
 }
@@ -409,6 +427,10 @@ std::string ErrorText(const std::exception_ptr& e) {
 }
 
 }  // namespace
+
+ImportSignalScope::ImportSignalScope() { SignalGuard::Acquire(); }
+ImportSignalScope::~ImportSignalScope() { SignalGuard::Release(); }
+bool ImportInterrupted() { return g_interrupted.load(); }
 
 ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::string& db_path,
                            const ImportOptions& options) {

@@ -346,6 +346,8 @@ def test_queries(ctx):
     check(p.out.startswith('-- name: top_kernels\n'), '--show prints the file')
     # Bundled query headers: name matches the file, a description, documented params.
     for f in sorted(os.listdir(os.path.join(ROOT, 'queries'))):
+        if not f.endswith('.sql'):
+            continue  # queries/combine/: the combining SQL of queries over partitions (docs/scale.md)
         text = open(os.path.join(ROOT, 'queries', f), encoding='utf-8').read()
         check(text.startswith('-- name: %s\n' % f[:-4]), '%s: header starts with -- name: %s' % (f, f[:-4]))
         check(re.search(r'^-- description: \S', text, re.M), '%s: no description' % f)

@@ -1,0 +1,31 @@
+// The commands over partitioned jobs (src/cli/jobs.cc): `merge`, and `query`/`run` given a
+// partition directory (docs/scale.md). Each returns the exit status or throws tracesql::Error.
+#ifndef TRACESQL_CLI_JOBS_H_
+#define TRACESQL_CLI_JOBS_H_
+
+#include <string>
+#include <vector>
+
+#include "tracesql/cli.h"
+#include "tracesql/params.h"
+#include "tracesql/queries.h"
+
+namespace tracesql::cli {
+
+// tracesql merge PARTS... -o DB [--force] [-q]
+int Merge(const std::vector<std::string>& parts, const std::string& out, bool force, bool quiet);
+
+// tracesql query DIR "SQL" [--combine SQL]: the SQL on each partition (all, or with -p trace_id=N
+// the one holding trace N), combined by --combine over the table partial (default: the rows of
+// each partition in trace order). sql is the text, source where it came from.
+int QueryJob(const std::string& dir, const std::string& sql, const std::string& source, const Params& params,
+             const OutputFlags& out, const DbFlags& dbf);
+
+// tracesql run DIR NAME: the query on each partition, combined by its queries/combine/NAME.sql;
+// an error naming the query when it has none. out: the format already resolved for the query.
+int RunJob(const std::string& dir, const QueryFile& q, const Params& params, const OutputFlags& out,
+           const DbFlags& dbf);
+
+}  // namespace tracesql::cli
+
+#endif  // TRACESQL_CLI_JOBS_H_

@@ -1,0 +1,39 @@
+// Queries over a partition directory (docs/scale.md): a per-partition query runs on every
+// partition, its results go into the table `partial` of an in-memory SQLite database, and a
+// combining query over `partial` (and `partitions`) gives the job's result. SQL stays the single
+// source of truth: the per-partition and combining queries are SQL files another engine can run.
+#ifndef TRACESQL_COMBINE_H_
+#define TRACESQL_COMBINE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tracesql/db.h"
+#include "tracesql/params.h"
+#include "tracesql/partitions.h"
+#include "tracesql/sql_runner.h"
+
+namespace tracesql {
+
+// The combining query of bundled query `name` (queries/combine/NAME.sql), or nullopt when it has
+// none: its results do not combine over partitions yet.
+std::optional<std::string> CombiningSql(std::string_view name);
+
+// Runs sql (its statements in order; the rows of the last one that returns columns are kept) on
+// each partition of dir in parts (indexes into dir.parts), `jobs` at a time (0: the cores), with
+// params bound, and fills the in-memory database memory with:
+//   partial:    the result's columns (a column trace_id renumbered to the job's trace ids), the
+//               rows of each partition in turn, in trace order, each partition's in the order the
+//               query gave them: rowid is that position;
+//   partitions: one row per partition of the job (trace_id, file, trace, rank, world_size,
+//               events, threads, processes, flows and the id bases event_base, thread_base,
+//               process_base, flow_base: a partition's id + its base = the merged database's id).
+// A partition's error is thrown as tracesql::Error naming its file.
+void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
+                  const SqlSource& source, const Params& params, int jobs = 0);
+
+}  // namespace tracesql
+
+#endif  // TRACESQL_COMBINE_H_

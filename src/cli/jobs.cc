@@ -1,0 +1,96 @@
+// The commands over partitioned jobs: merge, and query/run over a partition directory
+// (docs/scale.md).
+#include "tracesql/cli_jobs.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "tracesql/combine.h"
+#include "tracesql/error.h"
+#include "tracesql/partitions.h"
+#include "tracesql/sql_runner.h"
+
+namespace tracesql::cli {
+namespace {
+
+// The partitions a run covers: all, or with -p trace_id=N the one holding trace N, which its
+// partition knows as trace 1 (params is changed to say so).
+std::vector<size_t> Covered(const PartitionDir& dir, Params& params) {
+  std::vector<size_t> parts;
+  auto it = params.find("trace_id");
+  if (it == params.end()) {
+    for (size_t i = 0; i < dir.parts.size(); ++i) parts.push_back(i);
+    return parts;
+  }
+  if (ClassifyParamValue(it->second) != ParamKind::kInteger) Errorf("-p trace_id={}: not a trace id", it->second);
+  int64_t id = std::stoll(it->second);
+  if (id < 1 || id > static_cast<int64_t>(dir.parts.size())) {
+    Errorf("{}: no trace {} (the job's traces are 1..{})", dir.dir, id, dir.parts.size());
+  }
+  parts.push_back(static_cast<size_t>(id - 1));
+  it->second = "1";
+  return parts;
+}
+
+int Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_view sql, const SqlSource& source,
+            Params params, const std::string& combine_sql, const SqlSource& combine_source, const OutputFlags& out) {
+  Params job_params = params;
+  Db memory = Db::Open(":memory:", /*create=*/true);
+  LoadPartials(memory, dir, parts, sql, source, params);
+  // Default: the rows of each partition in turn, in trace order.
+  std::string text = combine_sql.empty() ? "SELECT * FROM partial ORDER BY rowid" : combine_sql;
+  ExecOptions eo;
+  eo.render = ResolveOutput(out);
+  eo.params = &job_params;
+  eo.out = stdout;
+  eo.separate_results = true;
+  ExecuteSql(memory.get(), text, combine_source, eo);
+  return 0;
+}
+
+void NoAttach(const std::string& dir, const DbFlags& dbf) {
+  if (!dbf.attach.empty() || !dbf.against.empty()) {
+    Errorf("{}: --attach and --against take databases, not a partition directory (merge it first: tracesql merge {} -o DB)",
+           dir, dir);
+  }
+}
+
+}  // namespace
+
+int Merge(const std::vector<std::string>& parts, const std::string& out, bool force, bool quiet) {
+  MergeOptions options;
+  options.force = force;
+  MergeSummary s = MergeDatabases(parts, out, options);
+  if (!quiet) {
+    std::fprintf(stderr, "merged %lld trace%s: %lld events in %.2f s -> %s\n", static_cast<long long>(s.traces),
+                 s.traces == 1 ? "" : "s", static_cast<long long>(s.events), s.seconds, out.c_str());
+  }
+  return 0;
+}
+
+int QueryJob(const std::string& dir_path, const std::string& sql, const std::string& source, const Params& params,
+             const OutputFlags& out, const DbFlags& dbf) {
+  NoAttach(dir_path, dbf);
+  PartitionDir dir = OpenPartitionDir(dir_path);
+  Params p = params;
+  std::vector<size_t> parts = Covered(dir, p);
+  return Combine(dir, parts, sql, SqlSource{source, 1}, p, dbf.combine, SqlSource{"--combine", 1}, out);
+}
+
+int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
+           const DbFlags& dbf) {
+  NoAttach(dir_path, dbf);
+  std::optional<std::string> combine = q.builtin ? CombiningSql(q.name) : std::nullopt;
+  if (!combine) {
+    Errorf("{}: {} does not combine over partitions ({}); merge them first: tracesql merge {} -o job.db",
+           dir_path, q.name, q.builtin ? "no queries/combine/" + q.name + ".sql" : "a user query", dir_path);
+  }
+  PartitionDir dir = OpenPartitionDir(dir_path);
+  Params p = params;
+  std::vector<size_t> parts = Covered(dir, p);
+  return Combine(dir, parts, q.text, SqlSource{q.Source(), 1}, p, *combine,
+                 SqlSource{"builtin:combine/" + q.name, 1}, out);
+}
+
+}  // namespace tracesql::cli

@@ -1,0 +1,754 @@
+// `tracesql merge PARTS... -o job.db`: one database from tracesql databases (the partitions of a
+// job, or any databases of this schema version), equal to importing their traces together.
+//
+// The inputs are attached one at a time and their rows copied with INSERT ... SELECT, every id
+// moved to what the one import gives:
+// - ids that continue across traces (traces, events, threads, processes, flows) by the rows of the
+//   inputs before (an input's ids are 1..n, consecutive per trace);
+// - interned ids shared by the traces (stacks, arg_keys shapes, input_shapes, gpu_op_names) by
+//   value, in the input's id order: an input's ids follow the order its traces first met the
+//   values, so interning them in that order gives the ids the one import gives (the argument of
+//   src/import/remap.cc, here over tables instead of a built trace);
+// - flows, which the importer orders by interned (cat, flow id) string ids, are put back in the
+//   order those give (MergeFlowOrder).
+// The columns that sum over the traces (stacks.cpu_self_ns, gpu_op_names.ops and .timed) and
+// stacks.merged_id are computed again over the whole job; import_stats gets the duplicate_rank
+// rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
+// without one is an error, so a new table cannot be dropped silently.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "import/stats.h"
+#include "tracesql/db.h"
+#include "tracesql/error.h"
+#include "tracesql/files.h"
+#include "tracesql/partitions.h"
+
+namespace tracesql {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// What a column holds, and so how its value moves.
+enum class Id {
+  kTrace,       // traces.id: + the traces of the inputs before
+  kEvent,       // events.id: + their events
+  kThread,      // threads.id
+  kProcess,     // processes.id
+  kFlow,        // flows.id: reordered (MergeFlowOrder)
+  kStack,       // stacks.id: interned by value
+  kArgShape,    // arg_keys.shape_id: interned by value
+  kInputShape,  // input_shapes.id: interned by value
+  kGpuName,     // gpu_op_names.id: interned by value
+  kGpuNameList  // gpu_segments.name_ids: a comma-separated ascending list of gpu_op_names ids
+};
+constexpr int kMapped = static_cast<int>(Id::kFlow);  // kFlow and after: looked up in a map
+
+struct ColumnRule {
+  const char* column;
+  Id id;
+};
+struct TableRule {
+  const char* table;
+  std::vector<ColumnRule> columns;  // the columns holding ids; the others are copied as they are
+};
+
+// The per-trace tables: every input's rows, ids moved. Tables of the schema not here are handled
+// on their own (kOwnTables) or are an error.
+const std::vector<TableRule> kRules = {
+    {"traces", {{"id", Id::kTrace}}},
+    {"devices", {{"trace_id", Id::kTrace}}},
+    {"processes", {{"id", Id::kProcess}, {"trace_id", Id::kTrace}}},
+    {"threads", {{"id", Id::kThread}, {"trace_id", Id::kTrace}, {"process_id", Id::kProcess}}},
+    {"events",
+     {{"id", Id::kEvent}, {"trace_id", Id::kTrace}, {"thread_id", Id::kThread}, {"parent_id", Id::kEvent},
+      {"stack_id", Id::kStack}, {"cpu_op_id", Id::kEvent}, {"top_cpu_op_id", Id::kEvent},
+      {"arg_shape_id", Id::kArgShape}, {"input_shape_id", Id::kInputShape}}},
+    {"memory_args", {{"event_id", Id::kEvent}}},
+    {"event_ranges", {{"trace_id", Id::kTrace}, {"first_id", Id::kEvent}, {"last_id", Id::kEvent}}},
+    {"flows",
+     {{"id", Id::kFlow}, {"trace_id", Id::kTrace}, {"src_event_id", Id::kEvent}, {"dst_event_id", Id::kEvent},
+      {"src_thread_id", Id::kThread}, {"dst_thread_id", Id::kThread}}},
+    {"cpu_op_groups",
+     {{"trace_id", Id::kTrace}, {"input_shape_id", Id::kInputShape}, {"parent_shape_id", Id::kInputShape},
+      {"first_event_id", Id::kEvent}}},
+    {"critical_path", {{"trace_id", Id::kTrace}, {"event_id", Id::kEvent}}},
+    {"memory_devices", {{"trace_id", Id::kTrace}}},
+    {"op_kernel_links",
+     {{"trace_id", Id::kTrace}, {"gpu_event_id", Id::kEvent}, {"launch_event_id", Id::kEvent},
+      {"launch_thread_id", Id::kThread}, {"op_event_id", Id::kEvent}, {"top_op_event_id", Id::kEvent},
+      {"name_id", Id::kGpuName}}},
+    {"gpu_segments", {{"trace_id", Id::kTrace}, {"name_ids", Id::kGpuNameList}}},
+    {"steps", {{"trace_id", Id::kTrace}, {"event_id", Id::kEvent}, {"thread_id", Id::kThread}}},
+    {"idle_gaps",
+     {{"trace_id", Id::kTrace}, {"prev_event_id", Id::kEvent}, {"next_event_id", Id::kEvent},
+      {"next_launch_event_id", Id::kEvent}, {"host_event_id", Id::kEvent}}},
+    {"stream_idle_gaps", {{"trace_id", Id::kTrace}, {"prev_event_id", Id::kEvent}, {"next_event_id", Id::kEvent}}},
+    {"autograd_pairs", {{"trace_id", Id::kTrace}, {"fwd_event_id", Id::kEvent}, {"bwd_event_id", Id::kEvent}}},
+};
+
+// Tables merged by their own code: interned ones (written once, at the end), import_stats (the
+// duplicate_rank rows), the metadata, and the constant tables the schema fills.
+const std::set<std::string, std::less<>> kOwnTables = {
+    "stacks",       "arg_keys",   "input_shapes",       "gpu_op_names", "short_names",
+    "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks"};
+
+// The computed tables kept in rowid order, and which of their rows the importer leaves to the
+// view's SQL (a condition on a row r): every table's of a trace whose times could overflow a sum
+// (import_stats views_by_sql) but memory_devices', memory_devices' of a trace with a [memory] event
+// without an integer device or total, autograd_pairs' of a trace without fwdbwd flows (link 'seq').
+const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
+    {"memory_devices",
+     "r.trace_id IN (SELECT trace_id FROM main.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
+     "'integer' OR typeof(device_id) <> 'integer')"},
+    {"steps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"autograd_pairs",
+     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+};
+
+const TableRule* RuleFor(std::string_view table) {
+  for (const TableRule& r : kRules) {
+    if (r.table == table) return &r;
+  }
+  return nullptr;
+}
+
+// A value as a map key: NULL apart from every text.
+std::string Key(const Stmt& s, int col) {
+  return s.ColumnIsNull(col) ? std::string(1, '\0') : "t" + s.ColumnText(col);
+}
+std::optional<std::string> OptText(const Stmt& s, int col) {
+  if (s.ColumnIsNull(col)) return std::nullopt;
+  return s.ColumnText(col);
+}
+
+// Values interned by key in first-seen order: ids 1, 2, ...
+template <typename Row>
+struct InternTable {
+  std::unordered_map<std::string, int64_t> ids;
+  std::vector<Row> rows;  // rows[id - 1]
+  // The id of key, adding row when new; new is set when it was.
+  int64_t Intern(const std::string& key, const Row& row, bool* added = nullptr) {
+    auto [it, fresh] = ids.emplace(key, static_cast<int64_t>(rows.size()) + 1);
+    if (fresh) rows.push_back(row);
+    if (added) *added = fresh;
+    return it->second;
+  }
+};
+
+struct StackRow {
+  int64_t parent = 0, depth = 0;
+  std::optional<std::string> name, cat;
+  int64_t cpu_total = 0;
+  bool cpu_slices = false;
+};
+struct ShapeRow {
+  std::vector<std::pair<std::string, std::optional<std::string>>> keys;  // (key, path)
+};
+struct InputShapeRow {
+  std::optional<std::string> dims, types;
+};
+struct GpuNameRow {
+  std::optional<std::string> name;
+  std::string kind_sql;  // the kind as a SQL literal (any type)
+  int64_t timed = 0, ops = 0;
+};
+
+struct MergeState {
+  // The current input's old id -> new id, per mapped kind (index: id; 0: none).
+  std::vector<int64_t> maps[4 + 1];
+  InternTable<StackRow> stacks;
+  InternTable<ShapeRow> shapes;
+  InternTable<InputShapeRow> input_shapes;
+  InternTable<GpuNameRow> gpu_names;
+  // Flow ordering: each flow cat and text flow id string's rank in the one import's interner.
+  std::unordered_map<std::string, int64_t> cat_rank, text_rank;
+  std::map<int64_t, int64_t> first_of_rank;  // distributedInfo rank -> its first trace's id
+  std::vector<int64_t>& map(Id id) { return maps[static_cast<int>(id) - kMapped]; }
+};
+
+// tq_map(kind, id): the current input's id moved to the merged one's; NULL stays NULL.
+void SqlMap(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  auto* st = static_cast<MergeState*>(sqlite3_user_data(ctx));
+  int kind = sqlite3_value_int(argv[0]);
+  int64_t id = sqlite3_value_int64(argv[1]);
+  const std::vector<int64_t>& m = st->maps[kind - kMapped];
+  if (id <= 0 || id >= static_cast<int64_t>(m.size()) || m[static_cast<size_t>(id)] == 0) {
+    return sqlite3_result_error(ctx, fmt::format("id {} of kind {} has no row to refer to", id, kind).c_str(), -1);
+  }
+  sqlite3_result_int64(ctx, m[static_cast<size_t>(id)]);
+}
+
+// tq_map_list(ids): each id of a comma-separated list moved to the merged one's, ascending.
+void SqlMapList(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  auto* st = static_cast<MergeState*>(sqlite3_user_data(ctx));
+  const std::vector<int64_t>& m = st->map(Id::kGpuName);
+  std::string_view text(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                        static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  std::vector<int64_t> ids;
+  for (size_t b = 0; b <= text.size();) {
+    size_t e = text.find(',', b);
+    if (e == std::string_view::npos) e = text.size();
+    int64_t id = std::atoll(std::string(text.substr(b, e - b)).c_str());
+    if (id <= 0 || id >= static_cast<int64_t>(m.size()) || m[static_cast<size_t>(id)] == 0) {
+      return sqlite3_result_error(ctx, "gpu_segments.name_ids names an unknown gpu_op_names id", -1);
+    }
+    ids.push_back(m[static_cast<size_t>(id)]);
+    b = e + 1;
+  }
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (int64_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  sqlite3_result_text(ctx, out.c_str(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
+// Builds the map of an interned kind for the input attached as p: its rows in id order, each
+// interned by key; ids missing from the table (gaps) map to 0.
+void MapStacks(Db& db, MergeState& st) {
+  std::vector<int64_t>& m = st.map(Id::kStack);
+  m.assign(static_cast<size_t>(db.QueryInt("SELECT coalesce(max(id), 0) FROM p.stacks")) + 1, 0);
+  Stmt s = db.Prepare("SELECT id, parent_id, depth, name, cat FROM p.stacks ORDER BY id");
+  while (s.Step()) {
+    StackRow row;
+    row.parent = s.ColumnIsNull(1) ? 0 : m.at(static_cast<size_t>(s.ColumnInt(1)));
+    row.depth = s.ColumnInt(2);
+    row.name = OptText(s, 3);
+    row.cat = OptText(s, 4);
+    std::string key = fmt::format("{}/{}/", row.parent, row.depth) + Key(s, 3) + '\x1f' + Key(s, 4);
+    m[static_cast<size_t>(s.ColumnInt(0))] = st.stacks.Intern(key, row);
+  }
+  // The host self time sums over the traces: each stack's summed host slices (the SQL definition,
+  // tests/invariants/stacks_columns.sql), added to its merged stack's.
+  Stmt t = db.Prepare(
+      "SELECT e.stack_id, sum(e.dur) FROM p.events AS e WHERE e.thread_id IN (SELECT id FROM p.threads WHERE kind = "
+      "'cpu') AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL GROUP BY e.stack_id");
+  while (t.Step()) {
+    StackRow& row = st.stacks.rows.at(static_cast<size_t>(m.at(static_cast<size_t>(t.ColumnInt(0)))) - 1);
+    row.cpu_total += t.ColumnInt(1);
+    row.cpu_slices = true;
+  }
+}
+
+void MapArgShapes(Db& db, MergeState& st) {
+  std::vector<int64_t>& m = st.map(Id::kArgShape);
+  int64_t max_id = db.QueryInt("SELECT coalesce(max(shape_id), 0) FROM p.arg_keys");
+  m.assign(static_cast<size_t>(max_id) + 1, 0);
+  std::vector<ShapeRow> rows(static_cast<size_t>(max_id) + 1);
+  Stmt s = db.Prepare("SELECT shape_id, key, path FROM p.arg_keys ORDER BY shape_id, idx");
+  while (s.Step()) rows.at(static_cast<size_t>(s.ColumnInt(0))).keys.emplace_back(s.ColumnText(1), OptText(s, 2));
+  for (size_t id = 1; id < rows.size(); ++id) {  // a shape of no keys has no rows: the empty key
+    std::string key;
+    for (const auto& [k, path] : rows[id].keys) key += k + '\x1f' + (path ? "v" : "p") + '\x1e';
+    m[id] = st.shapes.Intern(key, rows[id]);
+  }
+}
+
+void MapInputShapes(Db& db, MergeState& st) {
+  std::vector<int64_t>& m = st.map(Id::kInputShape);
+  m.assign(static_cast<size_t>(db.QueryInt("SELECT coalesce(max(id), 0) FROM p.input_shapes")) + 1, 0);
+  Stmt s = db.Prepare("SELECT id, input_dims, input_type FROM p.input_shapes ORDER BY id");
+  while (s.Step()) {
+    InputShapeRow row{OptText(s, 1), OptText(s, 2)};
+    m[static_cast<size_t>(s.ColumnInt(0))] = st.input_shapes.Intern(Key(s, 1) + '\x1f' + Key(s, 2), row);
+  }
+}
+
+void MapGpuNames(Db& db, MergeState& st, bool present) {
+  std::vector<int64_t>& m = st.map(Id::kGpuName);
+  m.assign(1, 0);
+  if (!present) return;
+  m.assign(static_cast<size_t>(db.QueryInt("SELECT coalesce(max(id), 0) FROM p.gpu_op_names")) + 1, 0);
+  Stmt s = db.Prepare("SELECT id, name, quote(kind), timed, ops FROM p.gpu_op_names ORDER BY id");
+  while (s.Step()) {
+    GpuNameRow row{OptText(s, 1), s.ColumnText(2), 0, 0};
+    int64_t id = st.gpu_names.Intern(Key(s, 1) + '\x1f' + row.kind_sql, row);
+    GpuNameRow& g = st.gpu_names.rows[static_cast<size_t>(id) - 1];
+    g.timed = std::max(g.timed, s.ColumnInt(3));
+    g.ops += s.ColumnInt(4);
+    m[static_cast<size_t>(s.ColumnInt(0))] = id;
+  }
+}
+
+// The strings of `order` not yet ranked get the next ranks, in that order.
+void Rank(std::unordered_map<std::string, int64_t>& ranks, const std::vector<std::string>& order) {
+  for (const auto& s : order) ranks.emplace(s, static_cast<int64_t>(ranks.size()));
+}
+
+// The flows of the input attached as p, trace by trace, in the order the one import gives them.
+// The importer emits a trace's flows grouped by (cat, flow id), the groups in the order of the
+// interned string ids of cat and of a text flow id (integer ids before text ones, by value), each
+// group's rows in an order of their own. Within an input that order shows which of two cats
+// (or two text ids under one cat) was interned first; across inputs, a string met by an earlier
+// trace was interned first. So each string gets a rank: the earlier traces' first, then this
+// trace's in the order its flows show (text ids: a topological order of the chains each cat
+// shows, ties by first appearance). Exact unless a flow's cat or text id string was first met by
+// an earlier trace in another role (an event name, say) and not as a flow cat or id.
+void MapFlows(Db& db, MergeState& st, int64_t flow_base) {
+  std::vector<int64_t>& m = st.map(Id::kFlow);
+  m.assign(static_cast<size_t>(db.QueryInt("SELECT coalesce(max(id), 0) FROM p.flows")) + 1, 0);
+  struct Row {
+    int64_t id;
+    std::optional<std::string> cat;
+    bool is_text;
+    std::string text;
+    int64_t value;
+  };
+  int64_t next = flow_base;
+  Stmt traces = db.Prepare("SELECT id FROM p.traces ORDER BY id");
+  while (traces.Step()) {
+    std::vector<Row> rows;
+    Stmt s = db.Prepare("SELECT id, cat, typeof(flow_id) = 'text', flow_id FROM p.flows WHERE trace_id = ? ORDER BY id");
+    s.BindInt(1, traces.ColumnInt(0));
+    while (s.Step()) {
+      rows.push_back({s.ColumnInt(0), OptText(s, 1), s.ColumnInt(2) != 0, s.ColumnInt(2) ? s.ColumnText(3) : "",
+                      s.ColumnInt(2) ? 0 : s.ColumnInt(3)});
+    }
+    std::vector<std::string> cats;
+    std::set<std::string> seen_cat;
+    // Text ids: nodes in first-appearance order, edges from each cat's chain.
+    std::unordered_map<std::string, size_t> node;
+    std::vector<std::string> names;
+    std::vector<std::set<size_t>> after;
+    std::vector<int> before;
+    std::map<std::optional<std::string>, size_t> last_in_cat;
+    for (const Row& r : rows) {
+      if (r.cat && seen_cat.insert(*r.cat).second) cats.push_back(*r.cat);
+      if (!r.is_text) continue;
+      auto [it, fresh] = node.emplace(r.text, names.size());
+      if (fresh) {
+        names.push_back(r.text);
+        after.emplace_back();
+        before.push_back(0);
+      }
+      auto last = last_in_cat.find(r.cat);
+      if (last != last_in_cat.end() && last->second != it->second && after[last->second].insert(it->second).second) {
+        ++before[it->second];
+      }
+      last_in_cat[r.cat] = it->second;
+    }
+    Rank(st.cat_rank, cats);
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (before[k] == 0) ready.push(k);
+    }
+    std::vector<std::string> topo;
+    while (!ready.empty()) {
+      size_t k = ready.top();
+      ready.pop();
+      topo.push_back(names[k]);
+      for (size_t n : after[k]) {
+        if (--before[n] == 0) ready.push(n);
+      }
+    }
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (before[k] > 0) topo.push_back(names[k]);  // a cycle (cannot happen in an import's order)
+    }
+    Rank(st.text_rank, topo);
+    auto cat_rank = [&](const Row& r) { return r.cat ? st.cat_rank.at(*r.cat) : -1; };
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      int64_t ca = cat_rank(a), cb = cat_rank(b);
+      if (ca != cb) return ca < cb;
+      if (a.is_text != b.is_text) return a.is_text < b.is_text;
+      return a.is_text ? st.text_rank.at(a.text) < st.text_rank.at(b.text) : a.value < b.value;
+    });
+    for (const Row& r : rows) m.at(static_cast<size_t>(r.id)) = ++next;
+  }
+}
+
+// The SQL expression that moves column c of rule r.
+std::string Moved(const std::string& column, const TableRule* rule, const int64_t base[4]) {
+  if (rule) {
+    for (const ColumnRule& c : rule->columns) {
+      if (column != c.column) continue;
+      int k = static_cast<int>(c.id);
+      if (k < kMapped) return fmt::format("\"{}\" + {}", column, base[k]);
+      if (c.id == Id::kGpuNameList) return fmt::format("tq_map_list(\"{}\")", column);
+      return fmt::format("tq_map({}, \"{}\")", k, column);
+    }
+  }
+  return fmt::format("\"{}\"", column);
+}
+
+std::vector<std::string> Columns(Db& db, const std::string& schema, const std::string& table) {
+  std::vector<std::string> out;
+  Stmt s = db.Prepare(fmt::format("SELECT name FROM pragma_table_info('{}', '{}') ORDER BY cid", table, schema));
+  while (s.Step()) out.push_back(s.ColumnText(0));
+  return out;
+}
+
+struct SchemaObject {
+  std::string type, name, sql;
+};
+
+// The tables, indexes and views of a database (as created, in order), less SQLite's own.
+std::vector<SchemaObject> SchemaOf(Db& db, const std::string& schema) {
+  std::vector<SchemaObject> out;
+  Stmt s = db.Prepare(fmt::format(
+      "SELECT type, name, sql FROM \"{}\".sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+      schema));
+  while (s.Step()) out.push_back({s.ColumnText(0), s.ColumnText(1), s.ColumnText(2)});
+  return out;
+}
+
+// Checks an input: a tracesql database of this schema version. Returns its number of traces.
+int64_t CheckInput(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) Errorf("{}: no such file", path);
+  if (fs::is_directory(path, ec)) Errorf("{}: is a directory without {}, not a partition directory", path, kManifestName);
+  if (!IsEmptyOrSqliteFile(path)) Errorf("{}: not a SQLite database", path);
+  try {
+    Db db = Db::Open(path, false, true);
+    if (db.QueryInt("PRAGMA application_id") != kApplicationId) Errorf("not a tracesql database");
+    int64_t v = db.QueryInt("PRAGMA user_version");
+    if (v != kSchemaVersion) Errorf("made by a tracesql of schema version {}; this one merges {}", v, kSchemaVersion);
+    return db.QueryInt("SELECT count(*) FROM traces");
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+    if (msg.starts_with(path + ": ")) msg = msg.substr(path.size() + 2);
+    Errorf("{}: {}", path, msg);
+  }
+}
+
+class TempFileGuard {
+ public:
+  explicit TempFileGuard(std::string path) : path_(std::move(path)) {}
+  ~TempFileGuard() {
+    if (!released_) {
+      std::error_code ec;
+      fs::remove(path_, ec);
+      fs::remove(path_ + "-journal", ec);
+    }
+  }
+  void Release() { released_ = true; }
+
+ private:
+  std::string path_;
+  bool released_ = false;
+};
+
+std::string SqlText(const std::optional<std::string>& s) {
+  if (!s) return "NULL";
+  std::string out = "'";
+  for (char c : *s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::string& out, const MergeOptions& options) {
+  auto t0 = Clock::now();
+  auto warn = options.warn ? options.warn : [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
+  // The inputs: databases, and the partitions of each partition directory in manifest order.
+  std::vector<std::string> inputs;
+  for (const auto& a : args) {
+    if (IsPartitionDir(a)) {
+      for (const Partition& p : OpenPartitionDir(a).parts) inputs.push_back(p.path);
+    } else {
+      inputs.push_back(a);
+    }
+  }
+  if (inputs.empty()) Errorf("no databases to merge");
+  int64_t traces_in = 0;
+  for (const auto& in : inputs) traces_in += CheckInput(in);
+
+  fs::path target(out);
+  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) Errorf("{}: cannot create database: directory {} does not exist", out, dir.string());
+  for (const auto& in : inputs) {
+    if (SameFile(in, out)) Errorf("{}: is an input of this merge, never overwritten (choose another -o)", out);
+  }
+  if (fs::exists(target, ec)) {
+    if (fs::is_directory(target, ec)) Errorf("{}: cannot create database: is a directory", out);
+    if (!options.force) Errorf("{}: database already exists (use --force to replace it)", out);
+    if (!IsEmptyOrSqliteFile(out)) Errorf("{}: exists and is not a SQLite database: --force replaces only a database", out);
+  }
+  std::string tmp = (dir / fmt::format(".{}.tmp-{}", target.filename().string(), getpid())).string();
+  fs::remove(tmp, ec);
+  TempFileGuard guard(tmp);
+
+  MergeState st;
+  MergeSummary summary;
+  {
+    Db db = Db::Open(tmp, /*create=*/true);
+    db.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+            " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
+    for (auto [name, fn, n] : {std::tuple{"tq_map", &SqlMap, 2}, std::tuple{"tq_map_list", &SqlMapList, 1}}) {
+      if (sqlite3_create_function(db.get(), name, n, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &st, fn, nullptr, nullptr) != SQLITE_OK) {
+        Errorf("{}: cannot register {}: {}", out, name, sqlite3_errmsg(db.get()));
+      }
+    }
+    // The schema: the first input's (every input has the same: checked as each is attached).
+    auto attach = [&](const std::string& path) {
+      Stmt a = db.Prepare("ATTACH DATABASE ? AS p");
+      a.BindText(1, path);
+      a.Run();
+    };
+    attach(inputs[0]);
+    std::vector<SchemaObject> schema = SchemaOf(db, "p");
+    db.Exec(fmt::format("PRAGMA main.application_id = {}; PRAGMA main.user_version = {};", kApplicationId, kSchemaVersion));
+    std::vector<std::string> tables;
+    bool has_gpu_names = false;
+    for (const SchemaObject& o : schema) {
+      if (o.type != "table") continue;
+      if (!RuleFor(o.name) && !kOwnTables.count(o.name)) {
+        Errorf("{}: table {} has no merge rule (src/import/merge.cc knows the tables of schema version {})", inputs[0],
+               o.name, kSchemaVersion);
+      }
+      db.Exec(o.sql);
+      tables.push_back(o.name);
+      has_gpu_names = has_gpu_names || o.name == "gpu_op_names";
+    }
+    // SQLite attaches and detaches outside transactions: one transaction per input.
+    db.Exec("BEGIN");
+    for (const char* t : {"kernel_class_rules", "device_peaks"}) {
+      if (std::find(tables.begin(), tables.end(), t) != tables.end()) {
+        db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM p.{0}", t));
+      }
+    }
+    db.Exec("COMMIT");
+    db.Exec("DETACH DATABASE p");
+
+    std::map<int64_t, std::vector<int64_t>> same_rank;  // rank -> its traces after the first
+    int64_t base[4] = {0, 0, 0, 0};  // traces, events, threads, processes before this input
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& in = inputs[i];
+      try {
+        attach(in);
+        std::vector<SchemaObject> theirs = SchemaOf(db, "p");
+        // The same objects, in any order (a merged database creates its indexes after the rows).
+        auto sorted = [](std::vector<SchemaObject> v) {
+          std::sort(v.begin(), v.end(), [](const SchemaObject& a, const SchemaObject& b) {
+            return std::tie(a.type, a.name, a.sql) < std::tie(b.type, b.name, b.sql);
+          });
+          return v;
+        };
+        std::vector<SchemaObject> mine = sorted(schema);
+        theirs = sorted(theirs);
+        bool same = theirs.size() == mine.size();
+        for (size_t k = 0; same && k < mine.size(); ++k) {
+          same = theirs[k].type == mine[k].type && theirs[k].name == mine[k].name && theirs[k].sql == mine[k].sql;
+        }
+        if (!same) {
+          Errorf("its tables and views are not those of {} (made by another tracesql, or one imported with "
+                 "--no-materialize and the other without?)",
+                 inputs[0]);
+        }
+        db.Exec("BEGIN");
+        MapStacks(db, st);
+        MapArgShapes(db, st);
+        MapInputShapes(db, st);
+        MapGpuNames(db, st, has_gpu_names);
+        MapFlows(db, st, db.QueryInt("SELECT coalesce(max(id), 0) FROM main.flows"));
+        for (const std::string& t : tables) {
+          const TableRule* rule = RuleFor(t);
+          if (!rule) continue;
+          std::string cols, exprs;
+          for (const std::string& c : Columns(db, "main", t)) {
+            cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
+            exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
+          }
+          sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
+          bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) == SQLITE_OK;
+          sqlite3_finalize(probe);
+          db.Exec(fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\"{}", t, cols, exprs, t,
+                              rowid ? " ORDER BY rowid" : ""));
+        }
+        // import_stats, trace by trace in the order the importer writes them (kStatInfo), with
+        // the duplicate_rank row of a trace whose rank an earlier trace has.
+        Stmt tr = db.Prepare("SELECT id, rank FROM p.traces ORDER BY id");
+        while (tr.Step()) {
+          int64_t id = tr.ColumnInt(0) + base[0];
+          struct StatRow {
+            size_t order;
+            std::string name;
+            int64_t value;
+            std::string severity, description;
+          };
+          std::vector<StatRow> rows;
+          auto order_of = [](const std::string& name) {
+            for (size_t k = 0; k < std::size(kStatInfo); ++k) {
+              if (name == kStatInfo[k].name) return k;
+            }
+            return std::size(kStatInfo);
+          };
+          Stmt s = db.Prepare("SELECT name, value, severity, description FROM p.import_stats WHERE trace_id = ? "
+                              "AND name <> 'duplicate_rank' ORDER BY rowid");
+          s.BindInt(1, tr.ColumnInt(0));
+          while (s.Step()) rows.push_back({order_of(s.ColumnText(0)), s.ColumnText(0), s.ColumnInt(1), s.ColumnText(2), s.ColumnText(3)});
+          if (!tr.ColumnIsNull(1)) {
+            auto [it, fresh] = st.first_of_rank.emplace(tr.ColumnInt(1), id);
+            if (!fresh) {
+              const StatInfo& d = kStatInfo[static_cast<int>(StatId::duplicate_rank)];
+              rows.push_back({order_of(d.name), d.name, it->second, d.severity, d.description});
+              same_rank[tr.ColumnInt(1)].push_back(id);
+            }
+          }
+          std::stable_sort(rows.begin(), rows.end(), [](const StatRow& a, const StatRow& b) { return a.order < b.order; });
+          Stmt ins = db.Prepare("INSERT INTO main.import_stats (trace_id, name, value, severity, description) VALUES (?,?,?,?,?)");
+          for (const StatRow& r : rows) {
+            ins.BindInt(1, id);
+            ins.BindText(2, r.name);
+            ins.BindInt(3, r.value);
+            ins.BindText(4, r.severity);
+            ins.BindText(5, r.description);
+            ins.Run();
+          }
+        }
+        db.Exec("INSERT INTO main.import_stats SELECT * FROM p.import_stats WHERE trace_id IS NULL");
+        if (std::find(tables.begin(), tables.end(), "short_names") != tables.end()) {
+          db.Exec("INSERT OR IGNORE INTO main.short_names SELECT * FROM p.short_names");
+        }
+        db.Exec("COMMIT");
+        db.Exec("DETACH DATABASE p");
+      } catch (const Error& e) {
+        std::string msg = e.what();
+        if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+        if (msg.starts_with(in + ": ")) throw;
+        Errorf("{}: {}", in, msg);
+      }
+      base[0] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.traces");
+      base[1] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.events");
+      base[2] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.threads");
+      base[3] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.processes");
+    }
+    std::string repeated;
+    for (const auto& [rank, ids] : same_rank) {
+      repeated += fmt::format("{}rank {}: traces {}", repeated.empty() ? "" : "; ", rank, st.first_of_rank.at(rank));
+      for (int64_t id : ids) repeated += fmt::format(", {}", id);
+    }
+    if (!repeated.empty()) {
+      warn(fmt::format("warning: {}: traces of one rank (distributedInfo): {}; cross-rank queries (collectives, "
+                       "stragglers) take each rank's traces as one rank (import_stats duplicate_rank)",
+                       out, repeated));
+    }
+    summary.traces = base[0];
+    summary.events = base[1];
+    if (summary.traces != traces_in) Errorf("internal error: merged {} traces of {}", summary.traces, traces_in);
+
+    // The interned tables, over the whole job.
+    db.Exec("BEGIN");
+    {
+      const auto& rows = st.stacks.rows;
+      std::vector<int64_t> child_total(rows.size(), 0), merged(rows.size(), 0);
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (rows[k].cpu_slices && rows[k].parent) child_total[static_cast<size_t>(rows[k].parent) - 1] += rows[k].cpu_total;
+      }
+      // merged_id as WriteStacks (src/import/writer.cc) computes it: ProfilerStep#N read as
+      // ProfilerStep#*, a missing name as '?'.
+      std::map<std::pair<int64_t, std::string>, int64_t> first;
+      Stmt s = db.Prepare("INSERT INTO main.stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns) VALUES (?,?,?,?,?,?,?)");
+      for (size_t k = 0; k < rows.size(); ++k) {
+        const StackRow& r = rows[k];
+        std::string name = r.name ? *r.name : "?";
+        if (name.starts_with("ProfilerStep#")) name = "ProfilerStep#*";
+        int64_t parent = r.parent ? merged[static_cast<size_t>(r.parent) - 1] : 0;
+        merged[k] = first.emplace(std::make_pair(parent, name), static_cast<int64_t>(k) + 1).first->second;
+        s.BindInt(1, static_cast<int64_t>(k) + 1);
+        if (r.parent) s.BindInt(2, r.parent); else s.BindNull(2);
+        s.BindInt(3, r.depth);
+        if (r.name) s.BindText(4, *r.name); else s.BindNull(4);
+        if (r.cat) s.BindText(5, *r.cat); else s.BindNull(5);
+        s.BindInt(6, merged[k]);
+        if (r.cpu_slices) s.BindInt(7, std::max<int64_t>(r.cpu_total - child_total[k], 0)); else s.BindNull(7);
+        s.Run();
+      }
+    }
+    {
+      Stmt s = db.Prepare("INSERT INTO main.arg_keys (shape_id, idx, key, path) VALUES (?,?,?,?)");
+      for (size_t k = 0; k < st.shapes.rows.size(); ++k) {
+        int64_t idx = 0;
+        for (const auto& [key, path] : st.shapes.rows[k].keys) {
+          s.BindInt(1, static_cast<int64_t>(k) + 1);
+          s.BindInt(2, idx++);
+          s.BindText(3, key);
+          if (path) s.BindText(4, *path); else s.BindNull(4);
+          s.Run();
+        }
+      }
+    }
+    {
+      Stmt s = db.Prepare("INSERT INTO main.input_shapes (id, input_dims, input_type) VALUES (?,?,?)");
+      for (size_t k = 0; k < st.input_shapes.rows.size(); ++k) {
+        const InputShapeRow& r = st.input_shapes.rows[k];
+        s.BindInt(1, static_cast<int64_t>(k) + 1);
+        if (r.dims) s.BindText(2, *r.dims); else s.BindNull(2);
+        if (r.types) s.BindText(3, *r.types); else s.BindNull(3);
+        s.Run();
+      }
+    }
+    if (has_gpu_names) {
+      for (size_t k = 0; k < st.gpu_names.rows.size(); ++k) {
+        const GpuNameRow& r = st.gpu_names.rows[k];
+        db.Exec(fmt::format("INSERT INTO main.gpu_op_names (id, name, kind, timed, ops) VALUES ({}, {}, {}, {}, {})", k + 1,
+                            SqlText(r.name), r.kind_sql, r.timed, r.ops));
+      }
+    }
+    {
+      Stmt s = db.Prepare("INSERT INTO main.tracesql_meta (key, value) VALUES (?, ?)");
+      for (auto [k, v] : {std::pair<const char*, std::string>{"tracesql_version", TRACESQL_VERSION},
+                          {"schema_version", std::to_string(kSchemaVersion)},
+                          {"sqlite_version", sqlite3_libversion()}}) {
+        s.BindText(1, k);
+        s.BindText(2, v);
+        s.Run();
+      }
+    }
+    // The importer computes the analysis tables' rows as it writes each trace, and leaves some
+    // traces to the views' SQL, run after the last trace: their rows come last (in tables whose
+    // order is their rowid's). Which traces those are shows in the rows (kLeftToSql).
+    for (const auto& [table, left_to_sql] : kLeftToSql) {
+      if (std::find(tables.begin(), tables.end(), table) == tables.end()) continue;
+      db.Exec(fmt::format("CREATE TEMP TABLE merge_rows AS SELECT * FROM main.{0} AS r ORDER BY ({1}), rowid;"
+                          " DELETE FROM main.{0}; INSERT INTO main.{0} SELECT * FROM temp.merge_rows;"
+                          " DROP TABLE temp.merge_rows;",
+                          table, left_to_sql));
+    }
+    for (const SchemaObject& o : schema) {
+      if (o.type != "table") db.Exec(o.sql);  // indexes (filled now), views, triggers
+    }
+    db.Exec("COMMIT");
+    db.Exec("PRAGMA journal_mode = DELETE");
+    db.Close();
+  }
+  int fd = open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  bool synced = fd >= 0 && fsync(fd) == 0;
+  if (fd >= 0) close(fd);
+  if (!synced) Errorf("{}: cannot write database: {}", out, std::strerror(errno));
+  if (!options.force) {
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, out.c_str(), RENAME_NOREPLACE) != 0) {
+      if (errno == EEXIST) Errorf("{}: database already exists (created meanwhile; use --force to replace it)", out);
+      if (std::rename(tmp.c_str(), out.c_str()) != 0) Errorf("{}: cannot move the database into place: {}", out, std::strerror(errno));
+    }
+  } else if (std::rename(tmp.c_str(), out.c_str()) != 0) {
+    Errorf("{}: cannot move the database into place: {}", out, std::strerror(errno));
+  }
+  guard.Release();
+  summary.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace tracesql

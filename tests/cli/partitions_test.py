@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Partitioned jobs: tracesql import --partitioned, merge, and query/run over a partition directory.
+
+    partitions_test.py TRACESQL GEN_TRACE_PY TRACE...
+
+TRACE...: real traces (ctest passes ../shared/traces and tests/data/traces); with a 3-rank job from
+GEN_TRACE_PY they make one job (as parallel_import_test.py does). Checks:
+- merge of a partitioned import equals the one-database import of the same traces, table by table
+  (every row, in rowid order; the same tables, indexes and views), also for traces whose flows meet
+  their categories and text ids in opposite orders;
+- every query with a queries/combine/NAME.sql prints over the partition directory what it prints
+  over the one database (all traces, and -p trace_id=N); a query without one is refused by name;
+  `query DIR` concatenates, `--combine` combines;
+- the import's safety rules: an existing directory only with --force and only a partition
+  directory; a trace failing mid-way leaves nothing; --keep-going leaves it out; traces of one rank;
+- bad partition directories: a missing, foreign or corrupt database, a missing manifest: one
+  error line naming the file, for run, query and merge, and no output left.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+tracesql, gen, real = sys.argv[1], sys.argv[2], sys.argv[3:]
+source_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+failures = []
+
+
+def run(args, expect=0):
+    r = subprocess.run([tracesql] + args, capture_output=True, text=True)
+    if r.returncode != expect:
+        sys.exit("FAIL: tracesql %s: exit %d, expected %d\n%s" % (" ".join(args), r.returncode, expect, r.stderr))
+    return r
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def tables(db):
+    """Every table's rows in rowid (or key) order, and the schema."""
+    c = sqlite3.connect(db)
+    try:
+        schema = c.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+        out = {}
+        for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall():
+            try:
+                out[t] = c.execute('SELECT rowid, * FROM "%s" ORDER BY rowid' % t).fetchall()
+            except sqlite3.OperationalError:  # WITHOUT ROWID: key order
+                out[t] = c.execute('SELECT * FROM "%s"' % t).fetchall()
+        return schema, out
+    finally:
+        c.close()
+
+
+def same_tables(a, b, what):
+    sa, ta = tables(a)
+    sb, tb = tables(b)
+    check(sa == sb, "%s: the schema differs: %s" % (what, sorted({x[1] for x in set(sa) ^ set(sb)})))
+    bad = [t for t in ta if ta[t] != tb.get(t)]
+    for t in bad:
+        ra, rb = ta[t], tb.get(t, [])
+        only_a = [r for r in ra if r not in set(rb)][:2]
+        only_b = [r for r in rb if r not in set(ra)][:2]
+        check(False, "%s: table %s differs (%d/%d rows): %s / %s" % (what, t, len(ra), len(rb), only_a, only_b))
+    if not bad and sa == sb:
+        print("ok: %s: %d tables, %d rows" % (what, len(ta), sum(len(r) for r in ta.values())))
+
+
+def one_error_line(r, *words):
+    return r.stderr.count("\n") == 1 and r.stderr.startswith("tracesql: error: ") and all(w in r.stderr for w in words)
+
+
+with tempfile.TemporaryDirectory() as d:
+    p = lambda name: os.path.join(d, name)
+    subprocess.run([sys.executable, gen, "--ranks", "3", "--steps", "2", "--layers", "2", "--hidden", "64", "--seqlen", "16",
+                    "--batch", "1", "--vocab", "128", "--compact", "-q", "-o", p("rank{rank}.json")],
+                   check=True, stderr=subprocess.DEVNULL)
+    job = [p("rank%d.json" % r) for r in range(3)]
+    traces = real[:len(real) // 2] + job + real[len(real) // 2:]
+
+    # Merge equals the one-database import.
+    run(["import", "-q", "--partitioned", "--jobs", "3"] + traces + ["-o", p("job")])
+    with open(p("job/manifest.json")) as f:
+        manifest = json.load(f)
+    check(manifest["format"] == "tracesql-partitions" and manifest["format_version"] == 1
+          and [m["trace"] for m in manifest["partitions"]] == traces
+          and [m["trace_id"] for m in manifest["partitions"]] == list(range(1, len(traces) + 1))
+          and sorted(os.listdir(p("job"))) == sorted(["manifest.json"] + [m["file"] for m in manifest["partitions"]]),
+          "manifest.json lists every trace in order: %s" % manifest["partitions"][:2])
+    for m in manifest["partitions"][:3]:
+        c = sqlite3.connect(os.path.join(p("job"), m["file"]))
+        check(c.execute("SELECT path, event_count FROM traces").fetchall() == [(m["trace"], m["events"])],
+              "%s is an ordinary database of its trace" % m["file"])
+        c.close()
+    run(["import", "-q"] + traces + ["-o", p("one.db")])
+    run(["merge", "-q", p("job"), "-o", p("merged.db")])
+    same_tables(p("one.db"), p("merged.db"), "merge of %d partitions against one import" % len(traces))
+    c = sqlite3.connect(p("merged.db"))
+    check(c.execute("PRAGMA integrity_check").fetchall() == [("ok",)], "merged database: integrity_check")
+    c.close()
+    # A database of several traces is an input too: merged with a partition, the traces follow.
+    run(["merge", "-q", p("merged.db"), os.path.join(p("job"), "part-00001.db"), "-o", p("again.db")])
+    c = sqlite3.connect(p("again.db"))
+    check(c.execute("SELECT count(*), max(id) FROM traces").fetchone() == (len(traces) + 1, len(traces) + 1)
+          and c.execute("SELECT path FROM traces WHERE id = ?", (len(traces) + 1,)).fetchone() == (traces[0],),
+          "merge of a several-trace database and a partition")
+    c.close()
+
+    # Flows met in another order by the second trace (as in parallel_import_test.py).
+    def flows_trace(name, cats, ids):
+        ev = []
+        for k, (cat, fid) in enumerate(zip(cats, ids)):
+            ts = 10 * k
+            ev += [{"ph": "X", "cat": "cpu_op", "name": "op%d" % k, "pid": 1, "tid": 1, "ts": ts, "dur": 5},
+                   {"ph": "X", "cat": "kernel", "name": "k%d" % k, "pid": 2, "tid": 7, "ts": ts + 6, "dur": 2},
+                   {"ph": "s", "cat": cat, "name": cat, "id": fid, "pid": 1, "tid": 1, "ts": ts + 1},
+                   {"ph": "f", "bp": "e", "cat": cat, "name": cat, "id": fid, "pid": 2, "tid": 7, "ts": ts + 6}]
+        with open(p(name), "w") as f:
+            json.dump({"traceEvents": ev}, f)
+        return p(name)
+    flows = [flows_trace("f1.json", ["zeta", "alpha", "zeta", "alpha"], ["q", "p", 3, 4]),
+             flows_trace("f2.json", ["alpha", "zeta", "alpha", "zeta"], ["p", "q", 4, 3])]
+    run(["import", "-q", "--partitioned"] + flows + ["-o", p("fjob")])
+    run(["import", "-q"] + flows + ["-o", p("f_one.db")])
+    run(["merge", "-q", p("fjob"), "-o", p("f_merged.db")])
+    same_tables(p("f_one.db"), p("f_merged.db"), "merge: flows met in another order")
+
+    # Combinable queries: the same output over the partitions as over the one database.
+    combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine")))
+    check(len(combinable) >= 20, "queries/combine holds the combinable queries: %s" % combinable)
+    differ = []
+    for name in combinable:
+        # -p trace_id=N runs on the one partition of trace N: checked on a few queries.
+        one_trace = [["-p", "trace_id=%d" % (len(real) // 2 + 2)]] if name in ("steps", "sync_points") else []
+        for extra in [[]] + one_trace:
+            a = run(["run", p("one.db"), name, "--format", "csv"] + extra).stdout
+            b = run(["run", p("job"), name, "--format", "csv"] + extra).stdout
+            if a != b:
+                differ.append((name, extra))
+                print("FAIL: run %s %s: %d lines over the partitions, %d over one database" % (name, extra, b.count("\n"), a.count("\n")))
+    check(not differ, "combinable queries give the one database's output: %s differ" % differ)
+    if not differ:
+        print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
+    r = run(["run", p("job"), "collectives"], expect=1)
+    check(one_error_line(r, "collectives", "does not combine", "merge"), "a query without combining SQL is refused: %r" % r.stderr)
+    per_trace = "SELECT trace_id, count(*) AS n, sum(dur) AS d FROM events GROUP BY trace_id ORDER BY trace_id"
+    check(run(["query", p("job"), per_trace]).stdout == run(["query", p("one.db"), per_trace]).stdout,
+          "query over partitions concatenates the partitions' rows in trace order")
+    total = run(["query", p("one.db"), "SELECT count(*) AS n FROM kernels"]).stdout
+    combined = run(["query", p("job"), "SELECT count(*) AS n FROM kernels", "--combine", "SELECT sum(n) AS n FROM partial"]).stdout
+    check(total == combined, "--combine: %r against %r" % (combined, total))
+
+    # Import safety.
+    os.mkdir(p("mine"))
+    with open(p("mine/notes.txt"), "w") as f:
+        f.write("keep")
+    r = run(["import", "-q", "--partitioned", "--force", job[0], "-o", p("mine")], expect=1)
+    check(one_error_line(r, "mine", "not a partition directory") and os.listdir(p("mine")) == ["notes.txt"],
+          "--force refuses a directory that is not a partition directory: %r" % r.stderr)
+    r = run(["import", "-q", "--partitioned", job[0], "-o", p("fjob")], expect=1)
+    check(one_error_line(r, "fjob", "--force"), "an existing partition directory needs --force: %r" % r.stderr)
+    run(["import", "-q", "--partitioned", "--force", job[0], job[1], "-o", p("fjob")])
+    check(sorted(os.listdir(p("fjob"))) == ["manifest.json", "part-00001.db", "part-00002.db"], "--force replaces a partition directory")
+    os.mkdir(p("empty"))
+    run(["import", "-q", "--partitioned", job[2], "-o", p("empty")])
+    check(sorted(os.listdir(p("empty"))) == ["manifest.json", "part-00001.db"], "an empty directory is used")
+
+    with open(job[1]) as f:
+        text = f.read()
+    cut = text.index('{"ph"', len(text) // 2)
+    with open(p("bad.json"), "w") as f:
+        f.write(text[:cut] + '{"ph": "X", "name": oops}, ' + text[cut:])
+    with_bad = [job[0], p("bad.json"), job[2]] + real[:3]
+    before = sorted(os.listdir(d))
+    r = run(["import", "-q", "--partitioned", "--jobs", "2"] + with_bad + ["-o", p("failed")], expect=1)
+    check(one_error_line(r, "bad.json"), "a failing trace fails the import, one line naming it: %r" % r.stderr)
+    check(sorted(os.listdir(d)) == before, "a failed partitioned import leaves nothing: %s" % (set(os.listdir(d)) - set(before)))
+    r = run(["import", "-q", "--partitioned", "--jobs", "2", "--keep-going"] + with_bad + ["-o", p("kept")], expect=2)
+    check("bad.json" in r.stderr and "--keep-going" in r.stderr, "--keep-going reports the failure: %r" % r.stderr)
+    good = [t for t in with_bad if t != p("bad.json")]
+    with open(p("kept/manifest.json")) as f:
+        kept = json.load(f)["partitions"]
+    check([m["trace"] for m in kept] == good and [m["trace_id"] for m in kept] == list(range(1, len(good) + 1)),
+          "--keep-going: the other traces, ids consecutive: %s" % [(m["trace_id"], m["trace"]) for m in kept])
+    run(["merge", "-q", p("kept"), "-o", p("kept.db")])
+    run(["import", "-q"] + good + ["-o", p("good.db")])
+    same_tables(p("good.db"), p("kept.db"), "--keep-going partitions merged against the others imported")
+
+    r = run(["import", "-q", "--partitioned", job[0], job[1], job[0], "-o", p("dup")])
+    check("traces of one rank (distributedInfo): rank 0: traces 1, 3" in r.stderr, "duplicate rank warning: %r" % r.stderr)
+    run(["merge", "-q", p("dup"), "-o", p("dup.db")])
+    run(["import", "-q", job[0], job[1], job[0], "-o", p("dup_one.db")])
+    same_tables(p("dup_one.db"), p("dup.db"), "merge of traces of one rank (import_stats duplicate_rank)")
+
+    # Bad partition directories.
+    def broken(name, damage):
+        shutil.copytree(p("job"), p(name))
+        target = os.path.join(p(name), "part-00002.db")
+        damage(target)
+        return p(name), target
+    def foreign(path):
+        os.remove(path)
+        c = sqlite3.connect(path)
+        c.execute("CREATE TABLE t (x)")
+        c.commit()
+        c.close()
+    def garbage(path):
+        with open(path, "wb") as f:
+            f.write(b"\x00garbage" * 1000)
+    def truncated(path):
+        with open(path, "r+b") as f:
+            f.truncate(16384 * 3)
+    cases = [("missing", os.remove, "missing"), ("foreign", foreign, "not a tracesql database"),
+             ("garbage", garbage, "not a SQLite database"), ("truncated", truncated, "")]
+    for name, damage, words in cases:
+        jobdir, target = broken("bad_" + name, damage)
+        for args in (["run", jobdir, "steps"], ["query", jobdir, "SELECT 1"], ["merge", jobdir, "-o", p("bad.db")]):
+            r = run(args, expect=1)
+            check(one_error_line(r, target, words), "%s partition, %s: one error line naming it: %r" % (name, args[0], r.stderr))
+        check(not os.path.exists(p("bad.db")) and not any(f.startswith(".bad.db") for f in os.listdir(d)),
+              "%s partition: merge leaves nothing" % name)
+    os.remove(os.path.join(p("bad_missing"), "manifest.json"))
+    r = run(["merge", p("bad_missing"), "-o", p("bad.db")], expect=1)
+    check(one_error_line(r, "bad_missing"), "a directory without manifest.json: %r" % r.stderr)
+    with open(os.path.join(p("bad_foreign"), "manifest.json"), "w") as f:
+        f.write('{"format": "something else"}')
+    r = run(["run", p("bad_foreign"), "steps"], expect=1)
+    check(one_error_line(r, "manifest.json", "not a partition manifest"), "a foreign manifest: %r" % r.stderr)
+
+if failures:
+    sys.exit("%d check(s) failed" % len(failures))
+print("ok")
