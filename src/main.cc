@@ -146,7 +146,11 @@ int main(int argc, char** argv) {
   cli::OutputFlags list_out;
   cli::DbFlags list_dbf;
   auto* lst = app.add_subcommand("queries", "List bundled and user queries, or print one");
+  bool show_combining = false;
   lst->add_option("--show", show, "Print the SQL of this query");
+  lst->add_flag("--combining", show_combining,
+                "With --show: print the query's combining SQL instead (how its results over a partition directory "
+                "combine; docs/scale.md)");
   AddOutputFlags(lst, list_out);
   AddDbFlags(lst, list_dbf);
 
@@ -263,7 +267,7 @@ int main(int argc, char** argv) {
       if (ex_trace_opt->count()) ex_flags.trace_id = ex_trace;
       return cli::Export(ex_file, ex_out, ex_flags, ex_dbf);
     }
-    if (lst->parsed()) return cli::Queries(show, list_out, list_dbf);
+    if (lst->parsed()) return cli::Queries(show, show_combining, list_out, list_dbf);
     if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);
     if (rep->parsed()) return cli::Report(report_inputs, report_out, report_force);
     if (open_file.empty()) {

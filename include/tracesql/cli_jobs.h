@@ -21,6 +21,10 @@ int Merge(const std::vector<std::string>& parts, const std::string& out, bool fo
 int QueryJob(const std::string& dir, const std::string& sql, const std::string& source, const Params& params,
              const OutputFlags& out, const DbFlags& dbf);
 
+// The combining SQL of query q (queries/combine/NAME.sql); an error naming q and `where` (the
+// directory, or the query's name) when it has none: a user query, or a bundled one without it.
+std::string CombiningSqlFor(const QueryFile& q, const std::string& where);
+
 // tracesql run DIR NAME: the query on each partition, combined by its queries/combine/NAME.sql;
 // an error naming the query when it has none. out: the format already resolved for the query.
 int RunJob(const std::string& dir, const QueryFile& q, const Params& params, const OutputFlags& out,

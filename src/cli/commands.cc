@@ -132,13 +132,15 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   return 0;
 }
 
-int Queries(const std::string& show, const OutputFlags& out, const DbFlags& dbf) {
+int Queries(const std::string& show, bool combining, const OutputFlags& out, const DbFlags& dbf) {
   std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
+  if (combining && show.empty()) Errorf("--combining prints the combining SQL of the query --show names");
   if (!show.empty()) {
     auto q = FindQuery(show, dirs);
     if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", show, DidYouMean(show, dirs));
-    std::fwrite(q->text.data(), 1, q->text.size(), stdout);
-    if (!q->text.empty() && q->text.back() != '\n') std::fputc('\n', stdout);
+    std::string text = combining ? CombiningSqlFor(*q, q->name) : q->text;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
     return 0;
   }
   std::vector<std::vector<std::optional<std::string>>> rows;

@@ -78,19 +78,25 @@ int QueryJob(const std::string& dir_path, const std::string& sql, const std::str
   return Combine(dir, parts, sql, SqlSource{source, 1}, p, dbf.combine, SqlSource{"--combine", 1}, out);
 }
 
+std::string CombiningSqlFor(const QueryFile& q, const std::string& where) {
+  std::optional<std::string> combine = q.builtin ? CombiningSql(q.name) : std::nullopt;
+  if (!combine) {
+    bool dir = where != q.name;
+    Errorf("{}: {} does not combine over partitions ({}); merge them first: tracesql merge {} -o job.db", where,
+           q.name, q.builtin ? "no queries/combine/" + q.name + ".sql" : "a user query", dir ? where : "DIR");
+  }
+  return *combine;
+}
+
 int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
            const DbFlags& dbf) {
   NoAttach(dir_path, dbf);
-  std::optional<std::string> combine = q.builtin ? CombiningSql(q.name) : std::nullopt;
-  if (!combine) {
-    Errorf("{}: {} does not combine over partitions ({}); merge them first: tracesql merge {} -o job.db",
-           dir_path, q.name, q.builtin ? "no queries/combine/" + q.name + ".sql" : "a user query", dir_path);
-  }
+  std::string combine = CombiningSqlFor(q, dir_path);
   PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p);
-  return Combine(dir, parts, q.text, SqlSource{q.Source(), 1}, p, *combine,
-                 SqlSource{"builtin:combine/" + q.name, 1}, out);
+  return Combine(dir, parts, q.text, SqlSource{q.Source(), 1}, p, combine, SqlSource{"builtin:combine/" + q.name, 1},
+                 out);
 }
 
 }  // namespace tracesql::cli
