@@ -55,7 +55,7 @@ plain AS (
          min(op_event_id) AS rep, name_id
   FROM op_gpu_totals
   WHERE timed_gpu_ops > 0 AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND op_name NOT IN (SELECT name FROM models)
+    AND NOT coalesce(op_name IN (SELECT name FROM models), 0)  -- (an op without a name too)
   GROUP BY op_name, input_shape_id, device, trace_id
 ),
 concrete_ops AS MATERIALIZED (
