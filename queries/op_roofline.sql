@@ -42,32 +42,42 @@ kcat AS MATERIALIZED (
   FROM gpu_op_classes
 ),
 models AS MATERIALIZED (SELECT name FROM op_models WHERE uses_concrete),
--- per CPU op: the GPU ops it launched directly (op_kernel_links in its op_event_id index order)
--- and the name of the first of them (the bare column takes the row of min())
-direct AS (
-  SELECT op_event_id AS op_id, min(gpu_event_id) AS first_gpu_op, name_id, trace_id, device,
-         count(*) AS gpu_ops, sum(gpu_dur) AS gpu_time
-  FROM op_kernel_links
-  WHERE op_event_id IS NOT NULL AND gpu_dur IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-  GROUP BY op_event_id
+-- per (op name, shape, Concrete Inputs where the model reads them, device), from op_gpu_totals
+-- (one row per CPU op that launched GPU ops itself: its name, shape, timed GPU ops and the device
+-- and GPU op name of the first of them); rep: one of its ops; name_id: a GPU op name of the group
+-- (for the category of ops without a model). Ops whose model reads no Concrete Inputs are grouped
+-- in the order of the index op_gpu_totals_name (no sort, no event read); those of the models that
+-- read them (a few) get them from events first. The groups come out in (shape, trace, name,
+-- Concrete Inputs, device) order.
+plain AS (
+  SELECT trace_id, op_name AS name, input_shape_id, NULL AS concrete, device,
+         count(*) AS calls, sum(timed_gpu_ops) AS gpu_ops, sum(gpu_time) AS gpu_time,
+         min(op_event_id) AS rep, name_id
+  FROM op_gpu_totals
+  WHERE timed_gpu_ops > 0 AND (:trace_id IS NULL OR trace_id = :trace_id)
+    AND NOT coalesce(op_name IN (SELECT name FROM models), 0)  -- (an op without a name too)
+  GROUP BY op_name, input_shape_id, device, trace_id
 ),
--- per (op name, shape, Concrete Inputs where the model reads them, device); rep: one of its ops;
--- name_id: a GPU op name of the group (for the category of ops without a model). The integer
--- shape id leads the grouping key, and few columns go through the sort. The Concrete Inputs are
--- only a grouping term, not a column: a result column would read them a second time per op
--- (SQLite does not match a term with a subquery to the column it repeats).
+concrete_ops AS MATERIALIZED (
+  SELECT d.op_event_id, d.trace_id, d.op_name, d.input_shape_id, d.device, d.timed_gpu_ops,
+         d.gpu_time, d.name_id,
+         (SELECT o.arg_values -> k.path FROM events AS o
+            JOIN arg_keys AS k ON k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs'
+           WHERE o.id = d.op_event_id) AS concrete
+  FROM op_gpu_totals AS d
+  WHERE d.timed_gpu_ops > 0 AND (:trace_id IS NULL OR d.trace_id = :trace_id)
+    AND d.op_name IN (SELECT name FROM models)
+),
 groups AS MATERIALIZED (
-  SELECT d.trace_id, o.name, o.input_shape_id, d.device,
-         count(*) AS calls, sum(d.gpu_ops) AS gpu_ops, sum(d.gpu_time) AS gpu_time,
-         min(d.op_id) AS rep, d.name_id
-  FROM direct AS d
-  JOIN events AS o ON o.id = d.op_id
-  GROUP BY o.input_shape_id, d.trace_id, o.name,
-           CASE WHEN o.name IN (SELECT name FROM models)
-             THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
-                    WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END,
-           d.device
+  SELECT trace_id, name, input_shape_id, device, calls, gpu_ops, gpu_time, rep, name_id
+  FROM (
+    SELECT * FROM plain
+    UNION ALL
+    SELECT trace_id, op_name, input_shape_id, concrete, device,
+           count(*), sum(timed_gpu_ops), sum(gpu_time), min(op_event_id), name_id
+    FROM concrete_ops
+    GROUP BY input_shape_id, trace_id, op_name, concrete, device)
+  ORDER BY input_shape_id, trace_id, name, concrete, device
 ),
 costs AS (
   SELECT op_event_id, family, category, dtype, unit, flops, bytes FROM op_costs
@@ -78,8 +88,8 @@ rows_ AS (
          coalesce(c.category, n.cat) AS category,
          g.name AS op_name, c.family AS model, sh.input_dims, sh.input_type, c.dtype, c.unit,
          g.calls, g.gpu_ops, g.gpu_time, c.flops, c.bytes, g.device, n.host_copy
-  FROM groups AS g
-  JOIN kcat AS n ON n.name_id = g.name_id
+  FROM kcat AS n                      -- (this order: by GPU op name, then the groups' order)
+  CROSS JOIN groups AS g ON g.name_id = n.name_id
   LEFT JOIN costs AS c ON c.op_event_id = g.rep
   LEFT JOIN input_shapes AS sh ON sh.id = g.input_shape_id
   UNION ALL

@@ -24,7 +24,9 @@
 --                    gpu_sum_ns when an op's GPU ops overlap (several streams)
 -- How it is computed: the CPU side reads cpu_op_groups, where the importer has counted the ops per
 -- (name, parent op's name, input_shape_id, parent op's input_shape_id); shapes text is looked up
--- once per group. GPU ops come from op_kernel_links (no names) and are named once per op.
+-- once per group. GPU ops (:inclusive 0) come from op_gpu_totals, where the importer has counted,
+-- summed and united each op's GPU ops (one narrow row per op that launched any); with :inclusive 1
+-- from op_kernel_links, each op's GPU ops charged to it and to every CPU op around it.
 WITH
 own AS (                              -- calls and CPU time per group, from the importer's counts
   SELECT name, NULL AS input_dims, NULL AS input_type,  -- (cpu_op_groups: a few thousand rows,
@@ -73,24 +75,9 @@ anc(op_id, owner_id) AS (             -- with :inclusive 1, each op that launche
   JOIN events AS p ON p.id = e.parent_id
   WHERE p.cpu_op_id IS NOT NULL
 ),
-direct AS (                           -- :inclusive 0: per op, its GPU ops (op_kernel_links read in
-  SELECT op_event_id AS op_id,        -- the order of its op_event_id index: no sort)
-         count(*) AS gpu_ops,
-         sum(gpu_dur) AS gpu_sum_ns
-  FROM op_kernel_links
-  WHERE NOT coalesce(:inclusive, 0)
-    AND op_event_id IS NOT NULL AND gpu_dur IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-  GROUP BY op_event_id
-),
-owner AS (                            -- (owning op, GPU op) where the union needs an ordering: with
-  SELECT d.op_id, k.gpu_event_id AS gpu_id,  -- :inclusive 0 only ops with several GPU ops (one
-         k.gpu_ts AS ts, k.gpu_ts + k.gpu_dur AS end_ts  -- GPU op: the union is its duration)
-  FROM direct AS d
-  JOIN op_kernel_links AS k ON k.op_event_id = d.op_id
-  WHERE d.gpu_ops > 1 AND k.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR k.trace_id = :trace_id)
-  UNION ALL
-  SELECT a.owner_id, k.gpu_event_id, k.gpu_ts, k.gpu_ts + k.gpu_dur
+owner AS (                            -- :inclusive 1: (owning op, GPU op)
+  SELECT a.owner_id AS op_id, k.gpu_event_id AS gpu_id,
+         k.gpu_ts AS ts, k.gpu_ts + k.gpu_dur AS end_ts
   FROM anc AS a
   JOIN op_kernel_links AS k ON k.op_event_id = a.op_id
   WHERE k.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR k.trace_id = :trace_id)
@@ -109,33 +96,45 @@ unions AS (                           -- per op call: count, sum, and union: eac
   FROM g
   GROUP BY op_id
 ),
-per_op AS (
-  SELECT d.op_id, d.gpu_ops, d.gpu_sum_ns,
-         CASE WHEN d.gpu_ops = 1 THEN d.gpu_sum_ns
-              ELSE (SELECT u.gpu_union_ns FROM unions AS u WHERE u.op_id = d.op_id) END AS gpu_union_ns
-  FROM direct AS d
-  UNION ALL
-  SELECT u.op_id, u.gpu_ops, u.gpu_sum_ns, u.gpu_union_ns
+incl AS (                             -- :inclusive 1: per op, its name and shape
+  SELECT o.name, o.input_shape_id AS sid, u.gpu_ops, u.gpu_sum_ns, u.gpu_union_ns
   FROM unions AS u
-  WHERE coalesce(:inclusive, 0)
+  JOIN events AS o ON o.id = u.op_id
 ),
-gpu AS (                              -- per group
-  SELECT o.name, NULL AS input_dims, NULL AS input_type,
-         sum(q.gpu_ops) AS gpu_ops,
-         sum(q.gpu_sum_ns) AS gpu_sum_ns,
-         sum(q.gpu_union_ns) AS gpu_union_ns
-  FROM per_op AS q
-  JOIN events AS o ON o.id = q.op_id
-  WHERE NOT coalesce(:by_shape, 0)
-  GROUP BY o.name
+gpu AS (                              -- per group. :inclusive 0: from op_gpu_totals, whose index
+  SELECT op_name AS name,             -- op_gpu_totals_name gives its rows in (name, shape) order
+         NULL AS input_dims,          -- (no sort, no event read)
+         NULL AS input_type,
+         sum(timed_gpu_ops) AS gpu_ops,
+         sum(gpu_time) AS gpu_sum_ns,
+         sum(gpu_union) AS gpu_union_ns
+  FROM op_gpu_totals
+  WHERE NOT coalesce(:inclusive, 0) AND NOT coalesce(:by_shape, 0) AND timed_gpu_ops > 0
+    AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY op_name
   UNION ALL
   SELECT q.name, s.input_dims, s.input_type,
          sum(q.gpu_ops), sum(q.gpu_sum_ns), sum(q.gpu_union_ns)
-  FROM (SELECT o.name, o.input_shape_id AS sid,
-               sum(p.gpu_ops) AS gpu_ops, sum(p.gpu_sum_ns) AS gpu_sum_ns,
-               sum(p.gpu_union_ns) AS gpu_union_ns
-          FROM per_op AS p
-          JOIN events AS o ON o.id = p.op_id
+  FROM (SELECT op_name AS name, input_shape_id AS sid,
+               sum(timed_gpu_ops) AS gpu_ops, sum(gpu_time) AS gpu_sum_ns,
+               sum(gpu_union) AS gpu_union_ns
+          FROM op_gpu_totals
+         WHERE NOT coalesce(:inclusive, 0) AND coalesce(:by_shape, 0) AND timed_gpu_ops > 0
+           AND (:trace_id IS NULL OR trace_id = :trace_id)
+         GROUP BY op_name, input_shape_id) AS q
+  LEFT JOIN input_shapes AS s ON s.id = q.sid
+  GROUP BY 1, 2, 3
+  UNION ALL
+  SELECT name, NULL, NULL, sum(gpu_ops), sum(gpu_sum_ns), sum(gpu_union_ns)
+  FROM incl
+  WHERE NOT coalesce(:by_shape, 0)
+  GROUP BY name
+  UNION ALL
+  SELECT q.name, s.input_dims, s.input_type,
+         sum(q.gpu_ops), sum(q.gpu_sum_ns), sum(q.gpu_union_ns)
+  FROM (SELECT name, sid, sum(gpu_ops) AS gpu_ops, sum(gpu_sum_ns) AS gpu_sum_ns,
+               sum(gpu_union_ns) AS gpu_union_ns
+          FROM incl
          WHERE coalesce(:by_shape, 0)
          GROUP BY 1, 2) AS q
   LEFT JOIN input_shapes AS s ON s.id = q.sid

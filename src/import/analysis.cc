@@ -40,7 +40,7 @@ bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
 
 std::vector<const char*> ComputedTables::Tables() const {
   std::vector<const char*> names;
-  for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"},
+  for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"}, {op_gpu_totals, "op_gpu_totals"},
                            {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
                            {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}, {steps, "steps"}}) {
     if (on) names.push_back(table);
@@ -257,6 +257,7 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
   };
   std::unordered_map<int64_t, StepGpu> step_gpu;
   if (w.steps && !w.op_kernel_links) to_sql.push_back("steps");  // it reads op_kernel_links' rows
+  if (w.op_gpu_totals && !w.op_kernel_links) to_sql.push_back("op_gpu_totals");  // likewise
   if (w.op_kernel_links) {
     // queue: per (device, stream), the GPU ops launched and not yet started, this one included, just
     // after its launch call starts. A sweep over the changes (+1 at the launch start, -1 at the GPU
@@ -319,6 +320,71 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
         ++g.ops;
         if (o.ts != kNull && (g.first == kNull || o.ts < g.first)) g.first = o.ts;
         if (int64_t end = Add(o.ts, o.dur); end != kNull && (g.last_end == kNull || end > g.last_end)) g.last_end = end;
+      }
+    }
+    if (w.op_gpu_totals) {
+      // op_gpu_totals: per CPU op that launched GPU ops itself (trace.op of the launch call), in op
+      // id order: the GPU ops counted and timed; device and name id of its first timed GPU op (ops
+      // are in id order); the union of the timed ones' intervals in (start, id) order (NULL start
+      // first), each adding the part of it beyond the latest end before it.
+      struct Launched {
+        uint32_t op;   // event index of the CPU op
+        uint32_t gpu;  // index in ops
+      };
+      std::vector<Launched> launched;
+      for (uint32_t k = 0; k < ops.size(); ++k) {
+        const Op& o = ops[k];
+        if (o.launch >= 0 && trace.op[static_cast<uint32_t>(o.launch)]) {
+          launched.push_back({trace.op[static_cast<uint32_t>(o.launch)] - 1, k});
+        }
+      }
+      std::sort(launched.begin(), launched.end(), [&](const Launched& a, const Launched& b) {
+        if (a.op != b.op) return id(a.op) < id(b.op);
+        return id(ops[a.gpu].ev) < id(ops[b.gpu].ev);
+      });
+      RowWriter rows(pages,
+                     "op_gpu_totals (op_event_id, trace_id, op_name, input_shape_id, top_op_event_id, top_op_name,"
+                     " gpu_ops, timed_gpu_ops, gpu_time, gpu_union, device, name_id)",
+                     12);
+      auto name = [&](uint32_t ev) -> RowWriter& {
+        return trace.events[ev].name ? rows.Text(trace.strings.Get(trace.events[ev].name)) : rows.Null();
+      };
+      std::vector<const Op*> timed;
+      for (size_t b = 0, e; b < launched.size(); b = e) {
+        uint32_t op = launched[b].op;
+        timed.clear();
+        for (e = b; e < launched.size() && launched[e].op == op; ++e) {
+          if (ops[launched[e].gpu].dur != kNull) timed.push_back(&ops[launched[e].gpu]);
+        }
+        int64_t sum = 0, uni = 0;
+        for (const Op* t : timed) sum += t->dur;
+        if (timed.size() == 1) {
+          uni = sum;
+        } else if (timed.size() > 1) {
+          std::vector<const Op*> by_start(timed);
+          std::stable_sort(by_start.begin(), by_start.end(),
+                           [&](const Op* x, const Op* y) { return null_first_less(x->ts, y->ts); });
+          int64_t prev_end = kNull;
+          for (const Op* t : by_start) {
+            if (t->ts == kNull) continue;  // no end: adds nothing (SQL NULL), sets no end
+            int64_t end = t->ts + t->dur;
+            int64_t from = prev_end == kNull ? t->ts : std::max(t->ts, prev_end);
+            uni += std::max<int64_t>(0, end - from);
+            if (prev_end == kNull || end > prev_end) prev_end = end;
+          }
+        }
+        uint32_t l = static_cast<uint32_t>(ops[launched[b].gpu].launch);
+        uint32_t top = trace.top_op[l];
+        rows.Int(id(op)).Int(w.trace_id);
+        name(op).Opt(trace.PromotedValue(trace.events[op], kInputShape)).Opt(top ? id(top - 1) : kNull);
+        if (top) name(top - 1); else rows.Null();
+        rows.Int(static_cast<int64_t>(e - b)).Int(static_cast<int64_t>(timed.size()));
+        if (timed.empty()) {
+          rows.Null().Null().Null().Null();
+        } else {
+          rows.Int(sum).Int(uni).Opt(timed.front()->device).Int(timed.front()->name_id);
+        }
+        rows.EndRow();
       }
     }
     if (w.steps) {

@@ -492,6 +492,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.gpu_segments = computed_views.Has("gpu_segments");
     computed.memory_devices = computed_views.Has("memory_devices");
     computed.steps = computed_views.Has("steps");
+    computed.op_gpu_totals = computed_views.Has("op_gpu_totals");
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");
