@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -108,33 +109,57 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
   auto dur_of = [&](uint32_t i) { return trace.events[i].dur; };
 
   // memory_devices: per (device_type, device_id) of the [memory] events (the kind is exactly the
-  // memory_events view's filter), their count and span, in the GROUP BY's order. Left to the SQL
-  // when an event lacks an integer device or total: the view then reads the arg's own text.
+  // memory_events view's filter), their count, span, peak and start and end levels, in the GROUP
+  // BY's order. Left to the SQL when an event lacks an integer device or total: the view then reads
+  // the arg's own text (and a missing 'Total Allocated' makes the level a running sum).
   if (w.memory_devices && trace.kind_count[kKindMemory] > 0) {
-    struct Span {
-      int64_t events = 0, first = kNull, last = kNull;
+    // (ts, id) as SQL's ORDER BY ts, id compares them: a NULL ts first.
+    using Key = std::pair<int64_t, int64_t>;
+    auto key = [](int64_t ts, int64_t event_id) {
+      return Key{ts == kNull ? std::numeric_limits<int64_t>::min() : ts, event_id};
     };
-    std::map<std::pair<int64_t, int64_t>, Span> devices;
+    struct Device {
+      int64_t events = 0, first = kNull, last = kNull;
+      int64_t peak = kNull, peak_reserved = kNull;
+      Key peak_at{};       // the first event at the peak
+      int64_t first_id = 0, first_level = kNull;  // the lowest id at the first ts, its level
+      int64_t last_id = 0, last_level = kNull;    // the highest id at the last ts, its level
+    };
+    std::map<std::pair<int64_t, int64_t>, Device> devices;
     bool exact = true;
     for (uint32_t i = 0; i < trace.events.size(); ++i) {
       const EventRec& e = trace.events[i];
       if (e.kind != kKindMemory) continue;
       int64_t type = trace.PromotedValue(e, kDeviceType), dev = trace.PromotedValue(e, kDeviceId);
-      exact = type != kNull && dev != kNull && trace.PromotedValue(e, kTotalAllocated) != kNull;
+      int64_t level = trace.PromotedValue(e, kTotalAllocated), reserved = trace.PromotedValue(e, kTotalReserved);
+      exact = type != kNull && dev != kNull && level != kNull && reserved != kNull;
       if (!exact) break;
-      Span& d = devices[{type, dev}];
+      Device& d = devices[{type, dev}];
       ++d.events;
-      if (int64_t ts = ts_of(i); ts != kNull) {
-        if (d.first == kNull || ts < d.first) d.first = ts;
-        if (d.last == kNull || ts > d.last) d.last = ts;
+      const int64_t ts = ts_of(i), event_id = id(i);
+      if (d.peak == kNull || level > d.peak || (level == d.peak && key(ts, event_id) < d.peak_at)) {
+        d.peak = level;
+        d.peak_at = key(ts, event_id);
+      }
+      d.peak_reserved = d.peak_reserved == kNull ? reserved : std::max(d.peak_reserved, reserved);
+      if (ts == kNull) continue;
+      if (d.first == kNull || ts < d.first || (ts == d.first && event_id < d.first_id)) {
+        d.first = ts, d.first_id = event_id, d.first_level = level;
+      }
+      if (d.last == kNull || ts > d.last || (ts == d.last && event_id > d.last_id)) {
+        d.last = ts, d.last_id = event_id, d.last_level = level;
       }
     }
     if (!exact) {
       to_sql.push_back("memory_devices");
     } else {
-      RowWriter out(pages, "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts)", 7);
-      for (const auto& [key, d] : devices) {
-        out.Int(w.trace_id).Int(key.first).Int(key.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
+      RowWriter out(pages,
+                    "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts,"
+                    " peak_allocated, peak_event_id, peak_reserved, start_allocated, end_allocated)",
+                    12);
+      for (const auto& [dev, d] : devices) {
+        out.Int(w.trace_id).Int(dev.first).Int(dev.second).Int(d.events).Int(0).Opt(d.first).Opt(d.last);
+        out.Int(d.peak).Int(d.peak_at.second).Int(d.peak_reserved).Opt(d.first_level).Opt(d.last_level);
         out.EndRow();
       }
     }
