@@ -29,7 +29,7 @@
 WITH
 -- cpu mode, one trace: summed duration of the trace's host slices per call path (read through
 -- events_thread_ts, the trace's host threads only). Over all traces the import has done this
--- (stacks.cpu_self_ns).
+-- (stacks.cpu_self_ns, and folded by step stacks.merged_cpu_self_ns).
 tot AS MATERIALIZED (
   SELECT e.stack_id AS id, sum(e.dur) AS total
   FROM events AS e
@@ -47,10 +47,11 @@ child AS MATERIALIZED (
 ),
 -- Self time of each call path with host slices (cpu mode): their summed duration minus that of the
 -- paths directly under it, clipped at 0.
-self AS (
+self AS (                             -- (over all traces, folded by step: stacks.merged_cpu_self_ns)
   SELECT id, merged_id, cpu_self_ns AS self
   FROM stacks
-  WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NULL AND cpu_self_ns IS NOT NULL
+  WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NULL AND NOT coalesce(:merge_steps, 1)
+    AND cpu_self_ns IS NOT NULL
   UNION ALL
   SELECT t.id, s.merged_id, max(t.total - coalesce(c.child_total, 0), 0)
   FROM tot AS t
@@ -68,7 +69,12 @@ gpu AS (
 -- The values per node of the graph: per merged path (stacks.merged_id) with merge_steps, per path
 -- without; in gpu mode per (node, GPU op name), the name becoming the leaf frame.
 vals AS MATERIALIZED (
-  SELECT merged_id AS id, '' AS leaf, sum(self) AS value
+  SELECT id, '' AS leaf, merged_cpu_self_ns AS value
+  FROM stacks
+  WHERE coalesce(:mode, 'cpu') = 'cpu' AND :trace_id IS NULL AND coalesce(:merge_steps, 1)
+    AND merged_cpu_self_ns IS NOT NULL
+  UNION ALL
+  SELECT merged_id, '', sum(self)
   FROM self WHERE coalesce(:merge_steps, 1)
   GROUP BY merged_id
   UNION ALL

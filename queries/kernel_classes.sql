@@ -17,15 +17,21 @@
 --                                before its overlap split)
 -- How: counts and sums per name id (op_kernel_links); busy_ns from gpu_segments, each device's busy
 -- time cut into pieces by the names running: a piece counts once for every group among its names.
-WITH names AS MATERIALIZED (          -- every (name, kind) in scope, numbered, with its rule
+WITH tot AS MATERIALIZED (            -- per name id: its timed GPU ops in scope and their summed
+  SELECT o.name_id, count(*) AS n,    -- durations
+         sum(o.gpu_ts + o.gpu_dur - o.gpu_ts) AS t  -- (end - start: NULL without a start)
+  FROM op_kernel_links AS o NOT INDEXED  -- (a plain scan: through an index, each row would be a seek)
+  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  GROUP BY o.name_id
+),
+names AS MATERIALIZED (          -- every (name, kind) in scope, numbered, with its rule
   SELECT n.id AS name_id, n.name, n.kind, row_number() OVER (ORDER BY n.name, n.kind) AS nid,
          (SELECT r.id FROM kernel_class_rules AS r
            WHERE (r.kind IS NULL OR r.kind = n.kind)
              AND CASE r.syntax WHEN 'like' THEN n.name LIKE r.pattern ELSE n.name GLOB r.pattern END
            ORDER BY r.priority DESC, r.id LIMIT 1) AS rule_id
-  FROM gpu_op_names AS n              -- the names of the timed GPU ops in scope (op_kernel_links
-  WHERE n.id IN (SELECT name_id FROM op_kernel_links  -- holds one row per GPU op, with its name id)
-                 WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id))
+  FROM gpu_op_names AS n              -- the names of the timed GPU ops in scope
+  WHERE n.id IN (SELECT name_id FROM tot)
 ),
 grp0 AS (                             -- the output row each name belongs to
   SELECT nm.nid, nm.rule_id, coalesce(r.class, 'other') AS class,
@@ -36,13 +42,6 @@ grp0 AS (                             -- the output row each name belongs to
 grp AS MATERIALIZED (                 -- ... numbered: gid (one integer to partition and group by)
   SELECT g.*, nm.name_id, nm.name, nm.kind, dense_rank() OVER (ORDER BY g.class, g.rule_id, g.gkey) AS gid
   FROM grp0 AS g JOIN names AS nm ON nm.nid = g.nid
-),
-tot AS (                              -- per name id: its timed GPU ops and their summed durations
-  SELECT o.name_id, count(*) AS n,
-         sum(o.gpu_ts + o.gpu_dur - o.gpu_ts) AS t  -- (end - start: NULL without a start)
-  FROM op_kernel_links AS o NOT INDEXED  -- (a plain scan: through an index, each row would be a seek)
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
-  GROUP BY o.name_id
 ),
 busy AS (                             -- busy time per combination of names that run together (a
   SELECT name_ids, sum(dur) AS dur    -- piece of gpu_segments: each device's busy time cut at every

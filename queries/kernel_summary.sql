@@ -24,8 +24,9 @@
 -- How it is computed: from op_kernel_links (one compact row per GPU op, with its device and the
 -- number of its name, gpu_op_names.id), never from the wide events rows, in the order of its index
 -- op_kernel_links_kernel_dur (name number, duration): one pass grouped by name number for the counts,
--- sums and extremes, one with running frames for the median and the sum of squared deviations
--- (added in duration order); neither sorts.
+-- sums and extremes, one numbering each name's kernels for the median, and per name one more for the
+-- sum of squared deviations (added in duration order); none sorts. The GPU busy time reads the ops
+-- trace by trace (their id ranges in event_ranges), grouped by device only in traces with several.
 WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as in gpu_ops: args, else
   SELECT l.name_id AS nid, l.gpu_dur AS dur   -- the pid)
   FROM op_kernel_links AS l
@@ -43,21 +44,24 @@ per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
   FROM kern
   GROUP BY nid
 ),
-ranked AS (                           -- the kernels in scope in duration order within their name:
-  SELECT k.nid, p.instances AS n, k.dur,  -- rank and running sum of squared deviations (one sort,
-         row_number() OVER by_dur AS rn,  -- running frames only)
-         sum((k.dur - p.mean) * (k.dur - p.mean)) OVER by_dur AS ss
-  FROM kern AS k
-  JOIN per_name AS p ON p.nid = k.nid
-  WINDOW by_dur AS (PARTITION BY k.nid ORDER BY k.dur ROWS UNBOUNDED PRECEDING)
+ranked AS NOT MATERIALIZED (         -- the kernels in scope numbered in duration order within their
+  SELECT nid, dur, row_number() OVER (PARTITION BY nid ORDER BY dur) AS rn  -- name (the index's
+  FROM kern                                                                 -- order: no sort)
 ),
-spread AS (                           -- per name: the median (the middle element, n odd, or the mean
-  SELECT nid,                         -- of the two middle ones, n even) and the sample variance (the
-         avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN dur END) AS median,  -- sum of squares
-         max(CASE WHEN rn = n AND n > 1 THEN ss / (n - 1) END) AS variance        -- at the last row)
-  FROM ranked
-  WHERE rn IN ((n + 1) / 2, (n + 2) / 2, n)
-  GROUP BY nid
+middle AS (                           -- per name: the median (the middle element, n odd, or the mean
+  SELECT r.nid, avg(r.dur) AS median  -- of the two middle ones, n even)
+  FROM ranked AS r
+  JOIN per_name AS p ON p.nid = r.nid
+  WHERE r.rn IN ((p.instances + 1) / 2, (p.instances + 2) / 2)
+  GROUP BY r.nid
+),
+spread AS (                           -- ... and the sample variance: the squared deviations summed in
+  SELECT p.nid, m.median,             -- duration order (as the index holds them)
+         CASE WHEN p.instances > 1
+              THEN (SELECT sum((k.dur - p.mean) * (k.dur - p.mean)) FROM kern AS k WHERE k.nid = p.nid)
+                   / (p.instances - 1) END AS variance
+  FROM per_name AS p
+  JOIN middle AS m ON m.nid = p.nid
 ),
 newton(nid, v, x, i) AS (            -- square root of the variance, see the header
   SELECT p.nid, v.variance, 1.0 * max(p.max_ns - p.min_ns, 1), 0
@@ -69,13 +73,29 @@ newton(nid, v, x, i) AS (            -- square root of the variance, see the hea
 stddev AS (
   SELECT nid, min(x) AS sd FROM newton GROUP BY nid
 ),
-span AS (                             -- per (trace, device) in scope: first GPU op start, last end
-  SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span  -- (kernels, memcpys, memsets)
-  FROM op_kernel_links
-  WHERE gpu_dur IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-    AND (:device IS NULL OR device = :device)
-  GROUP BY trace_id, device
+per_trace AS MATERIALIZED (            -- per trace in scope: first GPU op start, last end (kernels,
+  SELECT t.id AS trace_id, min(o.device) AS dmin, max(o.device) AS dmax,  -- memcpys, memsets)
+         count(o.device) AS with_device, count(*) AS ops, max(o.gpu_ts + o.gpu_dur) - min(o.gpu_ts) AS span
+  FROM traces AS t                    -- (traces outermost, each one's ops read by their id ranges in
+  CROSS JOIN event_ranges AS r ON r.trace_id = t.id AND r.kind IN ('kernel', 'memcpy', 'memset')
+  CROSS JOIN op_kernel_links AS o ON o.gpu_event_id BETWEEN r.first_id AND r.last_id  -- event_ranges:
+  WHERE o.gpu_dur IS NOT NULL                                                          -- no sort)
+    AND (:trace_id IS NULL OR t.id = :trace_id)
+    AND (:device IS NULL OR o.device = :device)
+  GROUP BY t.id
+),
+span AS (                             -- ... per (trace, device): grouped by device only in the traces
+  SELECT trace_id, dmin AS device, span  -- with several
+  FROM per_trace
+  WHERE with_device = 0 OR (with_device = ops AND dmin = dmax)
+  UNION ALL
+  SELECT p.trace_id, o.device, max(o.gpu_ts + o.gpu_dur) - min(o.gpu_ts)
+  FROM per_trace AS p
+  CROSS JOIN event_ranges AS r ON r.trace_id = p.trace_id AND r.kind IN ('kernel', 'memcpy', 'memset')
+  CROSS JOIN op_kernel_links AS o ON o.gpu_event_id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (p.with_device = 0 OR (p.with_device = p.ops AND p.dmin = p.dmax))
+    AND o.gpu_dur IS NOT NULL AND (:device IS NULL OR o.device = :device)
+  GROUP BY p.trace_id, o.device
 ),
 busy AS (                             -- busy = span - idle gaps (idle_gaps covers exactly that span)
   SELECT sum(s.span - coalesce((SELECT sum(g.dur) FROM idle_gaps AS g

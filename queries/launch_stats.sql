@@ -30,6 +30,13 @@ WITH nm AS MATERIALIZED (             -- a number per distinct GPU op name (gpu_
   SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs): grouping by it is
   FROM gpu_op_names                   -- grouping by the name, without reading or sorting names
 ),
+graphs AS MATERIALIZED (              -- launch calls that ran more than one GPU op (CUDA/HIP graph
+  SELECT launch_event_id AS id        -- launches; the op_kernel_links_launch index holds them in
+  FROM op_kernel_links                -- order: no sort)
+  WHERE launch_event_id IS NOT NULL
+  GROUP BY launch_event_id
+  HAVING count(*) > 1
+),
 l AS (                                -- one row per GPU op with a launch, with the launch call's name
   SELECT
     k.trace_id,
@@ -37,8 +44,8 @@ l AS (                                -- one row per GPU op with a launch, with 
     CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nm.nid END AS gpu_nid,
     -- call_dur: the launch call's duration on the first GPU op (lowest id) of the call in its row,
     -- NULL on the others, so that a call counts once. Only a graph launch has earlier ops
-    -- (op_kernel_links_launch: one seek per op).
-    CASE WHEN NOT EXISTS (
+    -- (op_kernel_links_launch: one seek per op of a graph launch).
+    CASE WHEN k.launch_event_id NOT IN (SELECT id FROM graphs) OR NOT EXISTS (
            SELECT 1 FROM op_kernel_links AS e
            WHERE e.launch_event_id = k.launch_event_id AND e.gpu_event_id < k.gpu_event_id
              AND (coalesce(:include_memory, 1) OR e.gpu_kind = 'kernel')

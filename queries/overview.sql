@@ -11,12 +11,30 @@
 --   gpu_span_ns     first GPU op start to last GPU op end on the device (as gpu_utilization)
 --   busy_ns         gpu_span_ns minus the device's idle_gaps: time at least one GPU op runs
 --   busy_pct        busy_ns / gpu_span_ns x 100, rounded to 2 decimals
-WITH spans AS MATERIALIZED (
-  SELECT trace_id, device, count(*) AS gpu_ops,
-         max(gpu_ts + gpu_dur) - min(gpu_ts) AS gpu_span_ns
-  FROM op_kernel_links
-  WHERE gpu_ts IS NOT NULL AND gpu_dur >= 0 AND (:trace_id IS NULL OR trace_id = :trace_id)
-  GROUP BY trace_id, device
+-- How: the GPU ops are read trace by trace (traces in id order, each one's ops by their id ranges in
+-- event_ranges), so a trace whose ops all run on one device gets its figures without a sort; only
+-- the traces with several devices (or NULL and non-NULL ones) are grouped by device.
+WITH per_trace AS MATERIALIZED (
+  SELECT t.id AS trace_id, min(o.device) AS dmin, max(o.device) AS dmax, count(o.device) AS with_device,
+         count(*) AS gpu_ops, max(o.gpu_ts + o.gpu_dur) - min(o.gpu_ts) AS gpu_span_ns
+  FROM traces AS t                    -- (CROSS JOIN: traces outermost, so the GROUP BY needs no sort)
+  CROSS JOIN event_ranges AS r ON r.trace_id = t.id AND r.kind IN ('kernel', 'memcpy', 'memset')
+  CROSS JOIN op_kernel_links AS o ON o.gpu_event_id BETWEEN r.first_id AND r.last_id
+  WHERE o.gpu_ts IS NOT NULL AND o.gpu_dur >= 0 AND (:trace_id IS NULL OR t.id = :trace_id)
+  GROUP BY t.id
+),
+spans AS MATERIALIZED (
+  SELECT trace_id, dmin AS device, gpu_ops, gpu_span_ns
+  FROM per_trace
+  WHERE with_device = 0 OR (with_device = gpu_ops AND dmin = dmax)  -- one device (NULL included)
+  UNION ALL
+  SELECT p.trace_id, o.device, count(*), max(o.gpu_ts + o.gpu_dur) - min(o.gpu_ts)
+  FROM per_trace AS p
+  CROSS JOIN event_ranges AS r ON r.trace_id = p.trace_id AND r.kind IN ('kernel', 'memcpy', 'memset')
+  CROSS JOIN op_kernel_links AS o ON o.gpu_event_id BETWEEN r.first_id AND r.last_id
+  WHERE NOT (p.with_device = 0 OR (p.with_device = p.gpu_ops AND p.dmin = p.dmax))
+    AND o.gpu_ts IS NOT NULL AND o.gpu_dur >= 0
+  GROUP BY p.trace_id, o.device
 ),
 idle AS (
   SELECT trace_id, device, sum(dur) AS idle_ns

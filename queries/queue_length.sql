@@ -54,20 +54,20 @@ stats AS (
   --   span = first .. last change (NULL times left out): the ops' earliest and latest launch or
   --     start (lo, hi).
   -- On the streams of gstreams these are replaced by the walk's (wstats).
-  SELECT trace_id, device, stream,
-         count(*) AS ops,
-         count(*) AS entries,
-         max(queue) AS max_queue,
-         sum(queue) AS sum_q,
-         sum(gpu_ts - launch_ts) AS wait_ns,
-         min(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
-                  ELSE min(launch_ts, gpu_ts) END) AS lo,
-         max(CASE WHEN launch_ts IS NULL THEN gpu_ts WHEN gpu_ts IS NULL THEN launch_ts
-                  ELSE max(launch_ts, gpu_ts) END) AS hi
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-  GROUP BY trace_id, device, stream
+  SELECT trace_id, device, stream, ops, entries, max_queue, sum_q, wait_ns,
+         CASE WHEN lo_l IS NULL THEN lo_g WHEN lo_g IS NULL THEN lo_l ELSE min(lo_l, lo_g) END AS lo,
+         CASE WHEN hi_l IS NULL THEN hi_g WHEN hi_g IS NULL THEN hi_l ELSE max(hi_l, hi_g) END AS hi
+  FROM (SELECT trace_id, device, stream,
+               count(*) AS ops,
+               count(*) AS entries,
+               max(queue) AS max_queue,
+               sum(queue) AS sum_q,
+               sum(gpu_ts - launch_ts) AS wait_ns,
+               min(launch_ts) AS lo_l, min(gpu_ts) AS lo_g, max(launch_ts) AS hi_l, max(gpu_ts) AS hi_g
+        FROM op_kernel_links
+        WHERE launch_event_id IS NOT NULL
+          AND (:trace_id IS NULL OR trace_id = :trace_id)
+        GROUP BY trace_id, device, stream)
 ),
 parts AS MATERIALIZED (
   -- The streams whose changes are walked, in order: those of gstreams, and those whose queue
@@ -96,7 +96,8 @@ entries AS (
   SELECT p.pidx, 1 AS ops, l.launch_ts, l.gpu_ts
   FROM op_kernel_links AS l
   JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
+  WHERE EXISTS (SELECT 1 FROM parts)  -- (checked once: no stream walked, no op read)
+    AND l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)
     AND l.launch_event_id NOT IN (SELECT id FROM shared)
   UNION ALL
   SELECT p.pidx, count(*), l.launch_ts, min(l.gpu_ts)

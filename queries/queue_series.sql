@@ -9,19 +9,12 @@
 -- starts; every GPU op its own entry with :graph_nodes 1). GPU ops without a launch call are left
 -- out; at equal times the +1s are applied before the -1s. Only the last change at each ts is kept
 -- (the earlier ones at the same ts hold for 0 ns). One row per change, so about 2 rows per GPU op:
--- the output's size sets the time.
+-- the output's size sets the time. With :graph_nodes 0 these are the rows of stream_queue (computed
+-- at import), read in its key order; with :graph_nodes 1 the changes are walked here.
 --   ts             time of a change (ns); NULL where the launch call or the GPU op has no time
 --   queue_length   after every change at ts
 --   hold_ns        until the next change on the stream; NULL at the last one
 WITH
--- Launch calls that ran more than one GPU op (graph launches), unless :graph_nodes 1.
-shared AS MATERIALIZED (
-  SELECT launch_event_id AS id
-  FROM op_kernel_links
-  WHERE launch_event_id IS NOT NULL AND NOT coalesce(:graph_nodes, 0)
-  GROUP BY launch_event_id
-  HAVING count(*) > 1
-),
 parts AS MATERIALIZED (
   -- The streams, numbered in output order (pidx). Each gets sort keys of its own, base ..
   -- base + stride - 1, stride being 2 x (its trace's duration + 2) (ok: all of them fit in 63 bits).
@@ -33,26 +26,18 @@ parts AS MATERIALIZED (
                2 * (t.end_ts - t.start_ts + 2) AS stride,
                total(2.0 * (t.end_ts - t.start_ts + 2)) OVER () < 4e18 AS ok
         FROM (SELECT DISTINCT trace_id, device, stream FROM op_kernel_links
-              WHERE launch_event_id IS NOT NULL
+              WHERE launch_event_id IS NOT NULL AND coalesce(:graph_nodes, 0)
                 AND (:trace_id IS NULL OR trace_id = :trace_id)) AS s
         JOIN traces AS t ON t.id = s.trace_id)
   WINDOW o AS (ORDER BY trace_id, device, stream)
 ),
 entries AS (
-  -- The queue entries: a GPU op, or a graph launch's GPU ops on the stream (one launch call, so
-  -- one launch time; the entry starts with the first of them).
+  -- The queue entries with :graph_nodes 1: every GPU op with a launch call.
   SELECT p.pidx, l.launch_ts, l.gpu_ts
   FROM op_kernel_links AS l           -- (CROSS JOIN: the ops scanned once, each one's stream
   CROSS JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  WHERE l.launch_event_id IS NOT NULL AND (:trace_id IS NULL OR l.trace_id = :trace_id)  -- looked up)
-    AND l.launch_event_id NOT IN (SELECT id FROM shared)
-  UNION ALL
-  SELECT p.pidx, l.launch_ts, min(l.gpu_ts)
-  FROM shared AS s
-  JOIN op_kernel_links AS l ON l.launch_event_id = s.id
-  JOIN parts AS p ON p.trace_id = l.trace_id AND p.device IS l.device AND p.stream IS l.stream
-  WHERE :trace_id IS NULL OR l.trace_id = :trace_id
-  GROUP BY p.pidx, s.id
+  WHERE coalesce(:graph_nodes, 0) AND l.launch_event_id IS NOT NULL  -- looked up)
+    AND (:trace_id IS NULL OR l.trace_id = :trace_id)
 ),
 d AS (
   -- One +1 (launch call start) and one -1 (entry start) per entry. k puts them in order (stream,
@@ -89,10 +74,19 @@ series AS (                           -- a NULL time holds for NULL
               THEN CAST(substr(nk, 12, 20) AS INTEGER) - CAST(substr(k, 12, 20) AS INTEGER) END AS hold_ns
   FROM running
 )
-SELECT p.trace_id, p.device, p.stream, s.ts, s.queue_length, s.hold_ns
-FROM series AS s
-JOIN parts AS p ON p.pidx = s.pidx
-WHERE s.hold_ns IS NOT 0
-ORDER BY CASE WHEN s.ts IS NULL        -- (a stream's NULL times, first, tie as in ORDER BY ts)
+SELECT trace_id, device, stream, ts, queue_length, hold_ns
+FROM (
+  SELECT trace_id, seq AS o, device, stream, ts, queue_length, hold_ns
+  FROM stream_queue                   -- (its key order: no sort)
+  WHERE NOT coalesce(:graph_nodes, 0) AND (:trace_id IS NULL OR trace_id = :trace_id)
+  UNION ALL
+  SELECT p.trace_id,
+         CASE WHEN s.ts IS NULL        -- (a stream's NULL times, first, tie as in ORDER BY ts)
               THEN CASE WHEN typeof(s.k) = 'integer' THEN s.k - s.k % 2 ELSE substr(s.k, 1, 32) || '0' END
-              ELSE s.k END;
+              ELSE s.k END,
+         p.device, p.stream, s.ts, s.queue_length, s.hold_ns
+  FROM series AS s
+  JOIN parts AS p ON p.pidx = s.pidx
+  WHERE s.hold_ns IS NOT 0
+  ORDER BY 1, 2
+);

@@ -22,9 +22,14 @@
 --   gpu_idle_ns  the part of the call's interval during which the GPU was idle (idle_gaps: no op on
 --                any stream, inside the first..last GPU op span), added over the trace's devices
 --   gpu_idle_pct gpu_idle_ns / dur x 100
-WITH calls AS (
+WITH calls AS NOT MATERIALIZED (     -- (read once, by syncs: only the sync calls are kept)
   SELECT r.id, r.trace_id, r.tid, r.name, r.ts, r.dur, r.cpu_op_id, r.top_cpu_op_id, r.step,
          CASE
+           -- the launch calls, nearly every runtime call: none of the kinds below (one lookup each
+           -- instead of the name tests)
+           WHEN r.name IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx',
+                           'hipLaunchKernel', 'hipExtLaunchKernel', 'hipModuleLaunchKernel',
+                           'hipExtModuleLaunchKernel', 'cudaGraphLaunch', 'hipGraphLaunch') THEN NULL
            WHEN r.name IN ('cudaDeviceSynchronize', 'hipDeviceSynchronize', 'cuCtxSynchronize')
              OR (r.cat = 'mtia_runtime' AND r.name = 'synchronize') THEN 'device'
            WHEN r.name IN ('cudaStreamSynchronize', 'hipStreamSynchronize', 'cuStreamSynchronize')

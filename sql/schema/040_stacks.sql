@@ -10,8 +10,11 @@ CREATE TABLE stacks (
   merged_id INTEGER NOT NULL, -- the first path (lowest id) with the same names from the root when
                               -- every ProfilerStep#N reads 'ProfilerStep#*' and a NULL name '?':
                               -- all steps' copies of one call path share it (flamegraph folding)
-  cpu_self_ns INTEGER         -- self time on host threads (threads.kind = 'cpu'), all traces: the
+  cpu_self_ns INTEGER,        -- self time on host threads (threads.kind = 'cpu'), all traces: the
                               -- summed dur of the slices whose stack_id is this path minus that of
                               -- the paths directly under it, clipped at 0; NULL when no host slice
                               -- ends on this path
+  merged_cpu_self_ns INTEGER  -- on a path that is its own merged_id: the sum of cpu_self_ns over the
+                              -- paths with this merged_id (the flamegraph's folded self time); NULL
+                              -- on the other paths and when none of them has a cpu_self_ns
 );

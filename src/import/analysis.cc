@@ -1,6 +1,6 @@
 // The analysis tables the importer fills itself (sql/views/*.sql files marked "-- @computed"):
-// gpu_op_names, memory_devices, op_kernel_links, steps, gpu_segments, stream_idle_gaps, idle_gaps,
-// and autograd_pairs for traces linked by fwdbwd flows. Their SQL is the definition: the rows
+// gpu_op_names, memory_devices, op_kernel_links, steps, gpu_segments, stream_idle_gaps, stream_queue,
+// idle_gaps, and autograd_pairs for traces linked by fwdbwd flows. Their SQL is the definition: the rows
 // written here are the rows that SELECT returns (tests/tools/verify_views.py checks it on every real
 // trace; --no-materialize keeps the SQL as views where it can). Computing them from the builder's
 // arrays, while they are in memory, replaces window sorts and ~400k correlated subqueries over the
@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -43,7 +44,8 @@ std::vector<const char*> ComputedTables::Tables() const {
   std::vector<const char*> names;
   for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"}, {op_gpu_totals, "op_gpu_totals"},
                            {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
-                           {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}, {steps, "steps"}}) {
+                           {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}, {steps, "steps"},
+                           {stream_queue, "stream_queue"}}) {
     if (on) names.push_back(table);
   }
   return names;
@@ -442,6 +444,66 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
         rows.Opt(gpu.first).Opt(gpu.last_end).Int(gpu.ops);
         rows.EndRow();
       }
+    }
+  }
+
+  // stream_queue: per (device, stream), the queue entries: a GPU op with its own launch call, or the
+  // GPU ops on the stream of a launch call that ran several (a CUDA/HIP graph launch: one entry,
+  // starting with the first of them). +1 at the launch call's start, -1 at the entry's start, in
+  // time order (NULL first, +1 before -1, then by op id); the last change at each time is a row,
+  // held until the next change on the stream.
+  if (w.stream_queue && !w.op_kernel_links) to_sql.push_back("stream_queue");  // it reads op_kernel_links
+  if (w.stream_queue && w.op_kernel_links) {
+    std::unordered_map<int32_t, uint32_t> ops_of_call;
+    for (const Op& o : ops) {
+      if (o.launch >= 0) ++ops_of_call[o.launch];
+    }
+    struct Change {
+      int64_t device, stream, t;
+      int32_t delta;
+      int64_t order;  // the entry's first op id
+    };
+    std::vector<Change> changes;
+    // A graph launch's entry per (device, stream): its first GPU start and first op id.
+    std::map<std::tuple<int32_t, int64_t, int64_t>, std::pair<int64_t, int64_t>> graph_entries;
+    for (const Op& o : ops) {
+      if (o.launch < 0) continue;
+      int64_t launch_ts = ts_of(static_cast<uint32_t>(o.launch)), op = id(o.ev);
+      if (ops_of_call[o.launch] == 1) {
+        changes.push_back({o.device, o.stream, launch_ts, 1, op});
+        changes.push_back({o.device, o.stream, o.ts, -1, op});
+        continue;
+      }
+      auto [it, added] = graph_entries.try_emplace({o.launch, o.device, o.stream}, o.ts, op);
+      if (!added) {
+        auto& [first_ts, first_op] = it->second;
+        if (first_ts == kNull || (o.ts != kNull && o.ts < first_ts)) first_ts = o.ts;  // as SQL min(): NULLs left out
+        first_op = std::min(first_op, op);
+      }
+    }
+    for (const auto& [key, entry] : graph_entries) {
+      const auto& [launch, device, stream] = key;
+      changes.push_back({device, stream, ts_of(static_cast<uint32_t>(launch)), 1, entry.second});
+      changes.push_back({device, stream, entry.first, -1, entry.second});
+    }
+    std::sort(changes.begin(), changes.end(), [&](const Change& a, const Change& b) {
+      if (a.device != b.device) return null_first_less(a.device, b.device);
+      if (a.stream != b.stream) return null_first_less(a.stream, b.stream);
+      if (a.t != b.t) return null_first_less(a.t, b.t);
+      if (a.delta != b.delta) return a.delta > b.delta;
+      return a.order < b.order;
+    });
+    RowWriter out(pages, "stream_queue (trace_id, seq, device, stream, ts, queue_length, hold_ns)", 7);
+    int64_t q = 0, seq = 0;
+    for (size_t k = 0; k < changes.size(); ++k) {
+      const Change& c = changes[k];
+      if (k == 0 || c.device != changes[k - 1].device || c.stream != changes[k - 1].stream) q = 0;
+      q += c.delta;
+      bool next = k + 1 < changes.size() && changes[k + 1].device == c.device && changes[k + 1].stream == c.stream;
+      int64_t hold = c.t != kNull && next ? changes[k + 1].t - c.t : kNull;
+      if (hold == 0) continue;  // an earlier change at the same time
+      out.Int(w.trace_id).Int(++seq).Opt(c.device).Opt(c.stream).Opt(c.t).Int(q).Opt(hold);
+      out.EndRow();
     }
   }
 

@@ -493,6 +493,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.memory_devices = computed_views.Has("memory_devices");
     computed.steps = computed_views.Has("steps");
     computed.op_gpu_totals = computed_views.Has("op_gpu_totals");
+    computed.stream_queue = computed_views.Has("stream_queue");
     GpuOpNames gpu_op_names;
     if (computed_views.Has("gpu_op_names")) computed.gpu_op_names = &gpu_op_names;
     db.Exec("BEGIN");

@@ -35,7 +35,7 @@ namespace tracesql {
   F(too_deep_values, "warning", "args or top-level values nested deeper than 256 levels (stored as a JSON string of their text, which SQLite's JSON functions can read)") \
   F(duplicate_keys, "warning", "keys repeated within one event, one args object or the top-level object (the last value wins)") \
   F(wrong_types, "warning", "event fields of an unexpected JSON type: ph, cat or name not a string (stored as their JSON text), bp not a string (ignored)") \
-  F(views_by_sql, "info", "times or durations beyond +-2^61 ns (year 2043): this trace's rows of op_kernel_links, idle_gaps, stream_idle_gaps, autograd_pairs and gpu_segments were made by their SQL (slower) rather than by the importer") \
+  F(views_by_sql, "info", "times or durations beyond +-2^61 ns (year 2043): this trace's rows of op_kernel_links, idle_gaps, stream_idle_gaps, stream_queue, autograd_pairs and gpu_segments were made by their SQL (slower) rather than by the importer") \
   F(duplicate_rank, "warning", "another trace of the database has the same distributedInfo rank: the value is that trace's traces.id (cross-rank queries such as collectives take both as that rank)") \
   F(truncated_at_byte, "warning", "the file ends early: byte offset (in the JSON) of the first incomplete item; every complete event before it was imported")
 

@@ -97,13 +97,22 @@ void WriteStacks(const StackInterner& stacks, const Interner& strings, ImportPag
     uint32_t parent = nd.parent ? merged[nd.parent - 1] : 0;
     merged[i] = first.emplace(std::make_pair(parent, code), static_cast<uint32_t>(i + 1)).first->second;
   }
-  RowWriter rows(pages, "stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns)", 7);
+  // merged_cpu_self_ns: on the first path of each merged set, the sum of its paths' cpu_self_ns.
+  auto self_ns = [&](size_t i) { return cpu_slices[i] ? std::max<int64_t>(cpu_total[i] - child_total[i], 0) : kNullTs; };
+  std::vector<int64_t> merged_self(n, kNullTs);
+  for (size_t i = 0; i < n; ++i) {
+    if (int64_t v = self_ns(i); v != kNullTs) {
+      int64_t& sum = merged_self[merged[i] - 1];
+      sum = sum == kNullTs ? v : sum + v;
+    }
+  }
+  RowWriter rows(pages, "stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns, merged_cpu_self_ns)", 8);
   for (size_t i = 0; i < n; ++i) {
     const StackInterner::Node& nd = nodes[i];
     rows.Int(static_cast<int64_t>(i) + 1).Opt(nd.parent ? nd.parent : kNullTs).Int(nd.depth);
     if (nd.name) rows.Text(strings.Get(nd.name)); else rows.Null();
     if (nd.cat) rows.Text(strings.Get(nd.cat)); else rows.Null();
-    rows.Int(merged[i]).Opt(cpu_slices[i] ? std::max<int64_t>(cpu_total[i] - child_total[i], 0) : kNullTs);
+    rows.Int(merged[i]).Opt(self_ns(i)).Opt(merged_self[i]);
     rows.EndRow();
   }
 }

@@ -62,16 +62,46 @@ std::string CellText(const Cell& c, const RenderOptions& o) {
   return c.text;
 }
 
-// RFC 4180: a field holding the separator, a quote, CR or LF is quoted, quotes doubled.
-std::string CsvField(std::string_view s, char sep) {
-  if (s.find_first_of(std::string("\"\r\n") + sep) == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
+// RFC 4180: a field holding the separator, a quote, CR or LF is quoted, quotes doubled. Appended to
+// out (a result of 500,000 rows is millions of fields: no string is made per field).
+void AppendCsvField(std::string_view s, char sep, std::string& out) {
+  const char specials[] = {'"', '\r', '\n', sep};
+  if (s.find_first_of(std::string_view(specials, sizeof specials)) == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
   for (char ch : s) {
     if (ch == '"') out += '"';
     out += ch;
   }
   out += '"';
+}
+
+std::string CsvField(std::string_view s, char sep) {
+  std::string out;
+  AppendCsvField(s, sep, out);
   return out;
+}
+
+// One CSV/TSV field of column i of the current row, appended to out: integers formatted in place,
+// text quoted only when it must be.
+void AppendCsvCell(sqlite3_stmt* stmt, int i, char sep, const RenderOptions& o, std::string& out) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER: {
+      fmt::format_int text(sqlite3_column_int64(stmt, i));
+      out.append(text.data(), text.size());
+      break;
+    }
+    case SQLITE_TEXT: {
+      const char* t = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      size_t n = static_cast<size_t>(sqlite3_column_bytes(stmt, i));
+      AppendCsvField(t ? std::string_view(t, n) : std::string_view(), sep, out);
+      break;
+    }
+    default:  // NULL, float, blob: as the other text formats write them
+      AppendCsvField(CellText(ReadCell(stmt, i), o), sep, out);
+  }
 }
 
 // Decodes one UTF-8 code point at s[i]. Returns its length (1..4), or 0 when the bytes there are not
@@ -476,15 +506,18 @@ int64_t Render(sqlite3_stmt* stmt, const RenderOptions& o, std::string& out, con
     for (auto& n : names) name_w = std::max(name_w, DisplayWidth(n));
     std::vector<std::string> json_names;
     for (auto& n : names) json_names.push_back(JsonString(n));
+    const bool csv = o.mode == OutputMode::kCsv || o.mode == OutputMode::kTsv;
+    std::vector<Cell> row;
     while (step()) {
-      std::vector<Cell> row;
-      for (int i = 0; i < ncol; ++i) row.push_back(ReadCell(stmt, i));
+      row.clear();
+      if (!csv)
+        for (int i = 0; i < ncol; ++i) row.push_back(ReadCell(stmt, i));
       switch (o.mode) {
         case OutputMode::kCsv:
         case OutputMode::kTsv:
           for (int i = 0; i < ncol; ++i) {
             if (i) out += sep;
-            out += CsvField(CellText(row[static_cast<size_t>(i)], o), sep);
+            AppendCsvCell(stmt, i, sep, o, out);
           }
           out += '\n';
           break;

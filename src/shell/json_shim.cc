@@ -182,7 +182,7 @@ std::optional<uint64_t> ArrayPath(sqlite3_value* v) {
   return n;
 }
 
-enum class FastOp { kExtract, kType, kArrow, kArrow2, kJson };
+enum class FastOp { kExtract, kType, kArrow, kArrow2, kJson, kObject };
 
 std::string_view TextOf(sqlite3_value* v) {
   return {reinterpret_cast<const char*>(sqlite3_value_text(v)), static_cast<size_t>(sqlite3_value_bytes(v))};
@@ -223,9 +223,48 @@ bool TryFastExtractMany(sqlite3_context* ctx, int argc, sqlite3_value** argv, Js
   return true;
 }
 
+void AppendJsonString(std::string& out, const unsigned char* z, int n);
+
+// json_object(label, value, ...) whose labels are text and values NULL, integers or text without the
+// JSON subtype: SQLite 3.40 writes '{' "label":value, ... '}' (labels and text values as JSON string
+// literals, integers as their decimal text), with the JSON subtype. timeline_overlay makes one per
+// row. Anything else (reals, JSON values, blobs, errors) is forwarded.
+bool TryFastObject(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  if (argc % 2) return false;
+  std::string out = "{";
+  for (int i = 0; i < argc; i += 2) {
+    if (sqlite3_value_type(argv[i]) != SQLITE_TEXT) return false;
+    if (i) out += ',';
+    AppendJsonString(out, sqlite3_value_text(argv[i]), sqlite3_value_bytes(argv[i]));
+    out += ':';
+    sqlite3_value* v = argv[i + 1];
+    switch (sqlite3_value_type(v)) {
+      case SQLITE_NULL:
+        out += "null";
+        break;
+      case SQLITE_INTEGER: {
+        fmt::format_int text(sqlite3_value_int64(v));
+        out.append(text.data(), text.size());
+        break;
+      }
+      case SQLITE_TEXT:
+        if (sqlite3_value_subtype(v) == kJsonSubtype) return false;
+        AppendJsonString(out, sqlite3_value_text(v), sqlite3_value_bytes(v));
+        break;
+      default:
+        return false;
+    }
+  }
+  out += '}';
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+  sqlite3_result_subtype(ctx, kJsonSubtype);
+  return true;
+}
+
 // Answers the call here when it can; false means "forward it".
 bool TryFast(FastOp op, sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   if (op == FastOp::kJson) return TryFastJson(ctx, argc, argv);
+  if (op == FastOp::kObject) return TryFastObject(ctx, argc, argv);
   if (argc < 2 || (argc > 2 && op != FastOp::kExtract) || sqlite3_value_type(argv[0]) != SQLITE_TEXT) return false;
   std::optional<uint64_t> index = ArrayPath(argv[1]);
   if (!index) return false;
@@ -486,6 +525,7 @@ std::unique_ptr<JsonShim> JsonShim::Install(sqlite3* db) {
     if (n == "json_type") fn = &FastScalar<FastOp::kType>;
     if (n == "->") fn = &FastScalar<FastOp::kArrow>;
     if (n == "->>") fn = &FastScalar<FastOp::kArrow2>;
+    if (n == "json_object") fn = &FastScalar<FastOp::kObject>;
     if (sqlite3_create_function_v2(db, name, -1, kFlags, shim->functions_.back().get(), fn, nullptr, nullptr,
                                    nullptr) != SQLITE_OK) {
       Errorf("cannot register {}(): {}", name, sqlite3_errmsg(db));

@@ -4,6 +4,8 @@
 --   merged_id:   the lowest id among the paths whose parent has the same merged_id and whose name
 --                is the same once ProfilerStep#N reads 'ProfilerStep#*' and NULL reads '?' (by
 --                induction from the roots, this is "same names from the root").
+--   merged_cpu_self_ns: on a path that is its own merged_id, the sum of cpu_self_ns over the paths
+--                with that merged_id; NULL elsewhere and when none has one.
 -- Rows returned = violations.
 WITH tot AS MATERIALIZED (
   SELECT e.stack_id AS id, sum(e.dur) AS total
@@ -24,6 +26,9 @@ canon AS MATERIALIZED (
          p.merged_id AS parent_merged
   FROM stacks AS s LEFT JOIN stacks AS p ON p.id = s.parent_id
 ),
+merged_sums AS MATERIALIZED (
+  SELECT merged_id AS id, sum(cpu_self_ns) AS total FROM stacks GROUP BY merged_id
+),
 firsts AS MATERIALIZED (
   SELECT cname, parent_merged, min(id) AS first_id FROM canon GROUP BY cname, parent_merged
 )
@@ -37,4 +42,9 @@ UNION ALL
 SELECT 'merged_id', a.id, a.merged_id, f.first_id
 FROM canon AS a
 JOIN firsts AS f ON f.cname = a.cname AND f.parent_merged IS a.parent_merged
-WHERE a.merged_id IS NOT f.first_id;
+WHERE a.merged_id IS NOT f.first_id
+UNION ALL
+SELECT 'merged_cpu_self_ns', s.id, s.merged_cpu_self_ns, CASE WHEN s.merged_id = s.id THEN m.total END
+FROM stacks AS s
+LEFT JOIN merged_sums AS m ON m.id = s.id
+WHERE s.merged_cpu_self_ns IS NOT (CASE WHEN s.merged_id = s.id THEN m.total END);

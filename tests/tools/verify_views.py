@@ -41,7 +41,7 @@ top-level baseTimeNanoseconds when present) and re-derives, without tracesql's S
                    launch call (by correlation, else launch flow) starts inside that ProfilerStep#N
                    (host annotation, any thread).
   (f) --compare-views: re-imports TRACE with `tracesql import --no-materialize` into a temp dir and
-                   checks that op_kernels, idle_gaps, stream_idle_gaps, steps and autograd_pairs give
+                   checks that op_kernels, idle_gaps, stream_idle_gaps, stream_queue, steps and autograd_pairs give
                    identical row multisets as views and as the materialised tables of DB (ids
                    renumbered when TRACE is not trace 1 of DB); op_kernel_links is a table in both
                    (-- @materialize always). autograd_pairs' two gpu-time columns are compared on up
@@ -74,7 +74,8 @@ GPU_OP_CATS = frozenset(('kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset
 RUNTIME_CATS = frozenset(('cuda_runtime', 'cuda_driver', 'Runtime', 'mtia_runtime'))
 LAUNCH_FLOW_CATS = frozenset(('ac2g', 'async', 'async_cpu_to_gpu', 'async_gpu'))
 STEP_CATS = frozenset(('user_annotation', 'Operator'))
-COMPARED_VIEWS = ('op_kernel_links', 'op_kernels', 'idle_gaps', 'stream_idle_gaps', 'steps', 'autograd_pairs')
+COMPARED_VIEWS = ('op_kernel_links', 'op_kernels', 'idle_gaps', 'stream_idle_gaps', 'stream_queue', 'steps',
+                  'autograd_pairs')
 ALWAYS_VIEWS = ('op_kernels',)  # a view in both databases (names looked up from op_kernel_links)
 ALWAYS_TABLES = ('op_kernel_links',)  # a table in both (-- @materialize always: the views read it per row)
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1

@@ -58,6 +58,28 @@ TEST_CASE("json shim: same results as the built-in functions, inside views", "[s
   CHECK_THROWS_WITH(Dump(safe, "SELECT json_group_array(x'00')"), Catch::Contains("JSON cannot hold BLOB values"));
 }
 
+TEST_CASE("json shim: json_object answered in place gives what SQLite gives", "[shell][json]") {
+  const char* schema =
+      "CREATE TABLE t(id INTEGER PRIMARY KEY, k, v);"
+      "INSERT INTO t VALUES (1, 'a', 42), (2, 'q\"uote', 'x\\y\"z'), (3, 'ctl', char(1, 9, 10, 13, 31) || 'e'),"
+      " (4, 'uni', 'caf\u00e9 \u6f22 \U0001F600'), (5, 'n', NULL), (6, 'neg', -9223372036854775808),"
+      " (7, 'real', 2.5), (8, 'empty', ''), (9, 7, 1);"
+      "CREATE VIEW v AS SELECT id, json_object(k, v) AS one, json_object('id', id, k, v, 'j', json('[1, 2]')) AS mixed,"
+      " json_object() AS none, json_object('a', 1, 'a', 2) AS dup FROM t WHERE typeof(k) = 'text';";
+  Db plain = Db::Open(":memory:", true);
+  plain.Exec(schema);
+  Db safe = Db::Open(":memory:", true);
+  safe.Exec(schema);
+  sqlite3_db_config(safe.get(), SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  auto shim = shell::JsonShim::Install(safe.get());
+  const char* q = "SELECT id, one, mixed, none, dup, json_valid(one) FROM v ORDER BY id";
+  CHECK(Dump(safe, q) == Dump(plain, q));
+  // Errors (a label that is not text, an odd number of arguments, a blob) keep SQLite's messages.
+  CHECK_THROWS_WITH(Dump(safe, "SELECT json_object(k, v) FROM t WHERE id = 9"), Catch::Contains("must be TEXT"));
+  CHECK_THROWS_WITH(Dump(safe, "SELECT json_object('a')"), Catch::Contains("even number"));
+  CHECK_THROWS_WITH(Dump(safe, "SELECT json_object('a', x'00')"), Catch::Contains("BLOB"));
+}
+
 TEST_CASE("json shim: needed exactly when SQLite refuses its own JSON functions in views", "[shell][json]") {
   Db db = Db::Open(":memory:", true);
   db.Exec("CREATE VIEW v AS SELECT json_extract('{\"a\":1}', '$.a') AS a");
