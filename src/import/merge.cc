@@ -11,8 +11,8 @@
 //   src/import/remap.cc, here over tables instead of a built trace);
 // - flows, which the importer orders by interned (cat, flow id) string ids, are put back in the
 //   order those give (MergeFlowOrder).
-// The columns that sum over the traces (stacks.cpu_self_ns, gpu_op_names.ops and .timed) and
-// stacks.merged_id are computed again over the whole job; import_stats gets the duplicate_rank
+// The columns that sum over the traces (stacks.cpu_self_ns and .merged_cpu_self_ns,
+// gpu_op_names.ops and .timed) and stacks.merged_id are computed again over the whole job; import_stats gets the duplicate_rank
 // rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
 // without one is an error, so a new table cannot be dropped silently.
 #include <fcntl.h>
@@ -100,6 +100,7 @@ const std::vector<TableRule> kRules = {
      {{"op_event_id", Id::kEvent}, {"trace_id", Id::kTrace}, {"input_shape_id", Id::kInputShape},
       {"top_op_event_id", Id::kEvent}, {"name_id", Id::kGpuName}}},
     {"gpu_segments", {{"trace_id", Id::kTrace}, {"name_ids", Id::kGpuNameList}}},
+    {"stream_queue", {{"trace_id", Id::kTrace}}},
     {"steps", {{"trace_id", Id::kTrace}, {"event_id", Id::kEvent}, {"thread_id", Id::kThread}}},
     {"idle_gaps",
      {{"trace_id", Id::kTrace}, {"prev_event_id", Id::kEvent}, {"next_event_id", Id::kEvent},
@@ -663,20 +664,35 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
       // merged_id as WriteStacks (src/import/writer.cc) computes it: ProfilerStep#N read as
       // ProfilerStep#*, a missing name as '?'.
       std::map<std::pair<int64_t, std::string>, int64_t> first;
-      Stmt s = db.Prepare("INSERT INTO main.stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns) VALUES (?,?,?,?,?,?,?)");
       for (size_t k = 0; k < rows.size(); ++k) {
         const StackRow& r = rows[k];
         std::string name = r.name ? *r.name : "?";
         if (name.starts_with("ProfilerStep#")) name = "ProfilerStep#*";
         int64_t parent = r.parent ? merged[static_cast<size_t>(r.parent) - 1] : 0;
         merged[k] = first.emplace(std::make_pair(parent, name), static_cast<int64_t>(k) + 1).first->second;
+      }
+      // cpu_self_ns, and merged_cpu_self_ns: on the first path of each merged set, the sum of its
+      // paths' cpu_self_ns (NULL when none has one).
+      std::vector<std::optional<int64_t>> self(rows.size()), merged_self(rows.size());
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (!rows[k].cpu_slices) continue;
+        self[k] = std::max<int64_t>(rows[k].cpu_total - child_total[k], 0);
+        std::optional<int64_t>& sum = merged_self[static_cast<size_t>(merged[k]) - 1];
+        sum = sum.value_or(0) + *self[k];
+      }
+      Stmt s = db.Prepare(
+          "INSERT INTO main.stacks (id, parent_id, depth, name, cat, merged_id, cpu_self_ns, merged_cpu_self_ns)"
+          " VALUES (?,?,?,?,?,?,?,?)");
+      for (size_t k = 0; k < rows.size(); ++k) {
+        const StackRow& r = rows[k];
         s.BindInt(1, static_cast<int64_t>(k) + 1);
         if (r.parent) s.BindInt(2, r.parent); else s.BindNull(2);
         s.BindInt(3, r.depth);
         if (r.name) s.BindText(4, *r.name); else s.BindNull(4);
         if (r.cat) s.BindText(5, *r.cat); else s.BindNull(5);
         s.BindInt(6, merged[k]);
-        if (r.cpu_slices) s.BindInt(7, std::max<int64_t>(r.cpu_total - child_total[k], 0)); else s.BindNull(7);
+        if (self[k]) s.BindInt(7, *self[k]); else s.BindNull(7);
+        if (merged_self[k]) s.BindInt(8, *merged_self[k]); else s.BindNull(8);
         s.Run();
       }
     }
