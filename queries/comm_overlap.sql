@@ -76,6 +76,15 @@ cops AS MATERIALIZED (                -- per window (-1: outside): communication
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
   GROUP BY trace_id, device, step
 ),
+wholes AS MATERIALIZED (              -- the whole of each device: one scan of its trace's pieces
+  SELECT d.trace_id, d.device,        -- (materialised: computed once, not once per column read)
+         (SELECT json_array(coalesce(sum(g.dur * s.comm), 0), coalesce(sum(g.dur * s.comp), 0),
+                            coalesce(sum(g.dur), 0))
+            FROM gpu_segments AS g
+            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
+           WHERE g.trace_id = d.trace_id AND g.device IS d.device) AS whole
+  FROM devs AS d
+),
 agg AS (                              -- windows; outside: the whole minus the windows
   SELECT w.trace_id, d.device, w.step,
          coalesce(s.comm_ns, 0) AS comm_ns, coalesce(s.compute_ns, 0) AS compute_ns,
@@ -94,13 +103,7 @@ agg AS (                              -- windows; outside: the whole minus the w
                                  WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
          coalesce((SELECT c.comm_ops FROM cops AS c
                     WHERE c.trace_id = o.trace_id AND c.device IS o.device AND c.step = -1), 0)
-  FROM (SELECT d.*,                   -- the whole of each device: one scan of its trace's pieces
-               (SELECT json_array(coalesce(sum(g.dur * s.comm), 0), coalesce(sum(g.dur * s.comp), 0),
-                                  coalesce(sum(g.dur), 0))
-                  FROM gpu_segments AS g
-                  CROSS JOIN sets AS s ON s.name_ids = g.name_ids
-                 WHERE g.trace_id = d.trace_id AND g.device IS d.device) AS whole
-          FROM devs AS d) AS o
+  FROM wholes AS o
 )
 SELECT
   a.trace_id,

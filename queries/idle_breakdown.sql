@@ -25,39 +25,37 @@ WITH gaps AS NOT MATERIALIZED (       -- the gaps in scope (idle_gaps is a small
   WHERE (:trace_id IS NULL OR g.trace_id = :trace_id)
     AND g.dur >= coalesce(:min_dur, 0)
 ),
-span AS (                             -- the device's span, and its idle total (for the shares)
+base AS MATERIALIZED (                -- one pass over the gaps in the order of the (trace_id, device,
+  SELECT trace_id, device, host_event_id, cause,  -- host_event_id, cause, dur) index (no sort),
+         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns  -- grouped finely enough for
+  FROM gaps                           -- the cause and host op breakdowns (host op events are
+  GROUP BY trace_id, device, host_event_id, cause  -- integers: their names are looked up after)
+),
+span AS MATERIALIZED (                -- the device's span, and its idle total (for the shares)
   SELECT s.trace_id, s.device, s.span,
-         (SELECT sum(g.dur) FROM idle_gaps AS g   -- (trace_id, device, ts) index
-           WHERE g.trace_id = s.trace_id AND g.device IS s.device AND g.dur >= coalesce(:min_dur, 0)) AS idle
+         (SELECT sum(b.idle_ns) FROM base AS b WHERE b.trace_id = s.trace_id AND b.device IS s.device) AS idle
   FROM (SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
-        FROM op_kernel_links           -- one row per GPU op (a table; no names needed)
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
-        GROUP BY trace_id, device) AS s
+        FROM op_kernel_links           -- one row per GPU op: its (trace_id, device, gpu_ts, gpu_dur,
+        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)  -- ...) index,
+        GROUP BY trace_id, device) AS s  -- read in order (no sort, no names)
 ),
 edges AS MATERIALIZED (               -- the histogram edges, positive and distinct (parsed once)
   SELECT DISTINCT CAST(value AS INTEGER) AS edge
   FROM json_each('[' || coalesce(:thresholds, '1000,10000,100000,1000000') || ']')
   WHERE CAST(value AS INTEGER) > 0
 ),
-buckets AS (                          -- [lo, hi), hi NULL for the last (open) bucket
+buckets AS MATERIALIZED (             -- [lo, hi), hi NULL for the last (open) bucket
   SELECT coalesce((SELECT max(e2.edge) FROM edges AS e2 WHERE e2.edge < e.edge), 0) AS lo, e.edge AS hi
   FROM edges AS e
   UNION ALL
   SELECT coalesce(max(edge), 0), NULL FROM edges
 ),
-base AS MATERIALIZED (                -- one pass over the gaps, grouped finely enough for all three
-  SELECT g.trace_id, g.device, g.cause, g.host_event_id,  -- breakdowns (host op events are integers:
-         b.lo,                                               -- their names are looked up after)
+by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its
+  SELECT g.trace_id, g.device, b.lo,  -- length; none for a negative length
          count(*) AS gaps, sum(g.dur) AS idle_ns, max(g.dur) AS max_gap_ns
   FROM gaps AS g
-  LEFT JOIN buckets AS b              -- the gap's length bucket; none (lo NULL) for a negative length
-    ON g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
-  GROUP BY 4, 2, 3, 5, 1              -- the host op first: most groups differ there (cheaper sort)
-),
-by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its length
-  SELECT trace_id, device, lo, sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
-  FROM base
-  WHERE lo IS NOT NULL
+  JOIN buckets AS b ON g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
+  WHERE :by IS NULL OR :by = 'length'
   GROUP BY 1, 2, 3
 ),
 rows AS (

@@ -68,3 +68,6 @@ SELECT
 FROM named
 WHERE name_ids IS NOT NULL
 ORDER BY trace_id, ts, seq;
+-- Each device's pieces grouped by the names running: the time per (device, name_ids) is read in
+-- order, without sorting every piece (temporal_breakdown, comm_overlap, kernel_overlap).
+-- @index CREATE INDEX gpu_segments_device ON gpu_segments(trace_id, device, name_ids, dur);

@@ -23,7 +23,7 @@ per AS (                              -- per window and device: {name_ids: ns, .
                           UNION ALL
                           SELECT g.name_ids, min(g.ts + g.dur, w.w_end) - w.w_ts
                             FROM gpu_segments AS g
-                           WHERE g.trace_id = w.trace_id AND g.device IS d.device AND g.ts + g.dur > w.w_ts
+                           WHERE g.trace_id = w.trace_id AND +g.device IS d.device AND g.ts + g.dur > w.w_ts
                              AND g.ts = (SELECT x.ts FROM gpu_segments AS x
                                           WHERE x.trace_id = w.trace_id AND x.ts < w.w_ts
                                             AND x.device IS d.device
