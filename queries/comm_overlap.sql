@@ -35,11 +35,17 @@ ops AS (                              -- compute and communication ops (GPU ops 
   CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
   WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
 ),
+combos AS MATERIALIZED (              -- time per device and combination of names that run together
+  SELECT trace_id, device, name_ids, sum(dur) AS dur  -- (gpu_segments, read in the order of its
+  FROM gpu_segments                   -- (trace_id, device, name_ids, dur) index: no sort)
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
+  GROUP BY trace_id, device, name_ids
+),
 sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
   SELECT s.name_ids,                  -- gpu_segments): communication, compute, either
          max(NOT n.comp) AS comm, max(n.comp) AS comp
-  FROM gpu_name_sets AS s
-  JOIN names AS n ON n.name_id = s.name_id
+  FROM (SELECT DISTINCT name_ids FROM combos) AS s, json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = CAST(j.value AS INTEGER)
   GROUP BY s.name_ids
 ),
 win AS MATERIALIZED (                 -- the step windows that hold time (view step_windows, see the
@@ -76,14 +82,12 @@ cops AS MATERIALIZED (                -- per window (-1: outside): communication
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
   GROUP BY trace_id, device, step
 ),
-wholes AS MATERIALIZED (              -- the whole of each device: one scan of its trace's pieces
-  SELECT d.trace_id, d.device,        -- (materialised: computed once, not once per column read)
-         (SELECT json_array(coalesce(sum(g.dur * s.comm), 0), coalesce(sum(g.dur * s.comp), 0),
-                            coalesce(sum(g.dur), 0))
-            FROM gpu_segments AS g
-            CROSS JOIN sets AS s ON s.name_ids = g.name_ids
-           WHERE g.trace_id = d.trace_id AND g.device IS d.device) AS whole
-  FROM devs AS d
+wholes AS MATERIALIZED (              -- the whole of each device, from its combinations of names
+  SELECT c.trace_id, c.device,
+         sum(c.dur * s.comm) AS comm_ns, sum(c.dur * s.comp) AS compute_ns, sum(c.dur) AS all_ns
+  FROM combos AS c
+  CROSS JOIN sets AS s ON s.name_ids = c.name_ids
+  GROUP BY c.trace_id, c.device
 ),
 agg AS (                              -- windows; outside: the whole minus the windows
   SELECT w.trace_id, d.device, w.step,
@@ -94,16 +98,17 @@ agg AS (                              -- windows; outside: the whole minus the w
   LEFT JOIN sums AS s ON s.trace_id = w.trace_id AND s.device IS d.device AND s.step = w.step
   LEFT JOIN cops AS c ON c.trace_id = w.trace_id AND c.device IS d.device AND c.step = w.step
   UNION ALL
-  SELECT trace_id, device, NULL,
-         whole ->> 0 - coalesce((SELECT sum(comm_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
-         whole ->> 1 - coalesce((SELECT sum(compute_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
-         whole ->> 2 - coalesce((SELECT sum(all_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+  SELECT o.trace_id, o.device, NULL,
+         coalesce(h.comm_ns, 0) - coalesce((SELECT sum(comm_ns) FROM sums AS x
+                                            WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         coalesce(h.compute_ns, 0) - coalesce((SELECT sum(compute_ns) FROM sums AS x
+                                               WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         coalesce(h.all_ns, 0) - coalesce((SELECT sum(all_ns) FROM sums AS x
+                                           WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
          coalesce((SELECT c.comm_ops FROM cops AS c
                     WHERE c.trace_id = o.trace_id AND c.device IS o.device AND c.step = -1), 0)
-  FROM wholes AS o
+  FROM devs AS o
+  LEFT JOIN wholes AS h ON h.trace_id = o.trace_id AND h.device IS o.device
 )
 SELECT
   a.trace_id,
