@@ -25,11 +25,11 @@ WITH gaps AS NOT MATERIALIZED (       -- the gaps in scope (idle_gaps is a small
   WHERE (:trace_id IS NULL OR g.trace_id = :trace_id)
     AND g.dur >= coalesce(:min_dur, 0)
 ),
-base AS MATERIALIZED (                -- one pass over the gaps in the order of the (trace_id, device,
-  SELECT trace_id, device, host_event_id, cause,  -- host_event_id, cause, dur) index (no sort),
-         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns  -- grouped finely enough for
-  FROM gaps                           -- the cause and host op breakdowns (host op events are
-  GROUP BY trace_id, device, host_event_id, cause  -- integers: their names are looked up after)
+base AS MATERIALIZED (                -- per host op: one pass over the gaps in the order of the
+  SELECT trace_id, device, host_event_id,  -- (trace_id, device, host_event_id, cause, dur) index (no
+         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns  -- sort; host op events are
+  FROM gaps                           -- integers: their names are looked up after)
+  GROUP BY trace_id, device, host_event_id
 ),
 span AS MATERIALIZED (                -- the device's span, and its idle total (for the shares)
   SELECT s.trace_id, s.device, s.span,
@@ -50,18 +50,20 @@ buckets AS MATERIALIZED (             -- [lo, hi), hi NULL for the last (open) b
   UNION ALL
   SELECT coalesce(max(edge), 0), NULL FROM edges
 ),
-by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its
-  SELECT g.trace_id, g.device, b.lo,  -- length; none for a negative length
-         count(*) AS gaps, sum(g.dur) AS idle_ns, max(g.dur) AS max_gap_ns
-  FROM gaps AS g
-  JOIN buckets AS b ON g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
+by_length AS MATERIALIZED (           -- per device and length bucket: a range of the (trace_id,
+  SELECT s.trace_id, s.device, b.lo, b.hi,  -- device, dur) index; [gaps, idle_ns, max_gap_ns]
+         (SELECT json_array(count(*), sum(g.dur), max(g.dur)) FROM idle_gaps AS g
+           WHERE g.trace_id = s.trace_id AND g.device IS s.device
+             AND g.dur >= max(b.lo, coalesce(:min_dur, 0))
+             AND g.dur < coalesce(b.hi, 9223372036854775807)) AS l
+  FROM span AS s
+  CROSS JOIN buckets AS b
   WHERE :by IS NULL OR :by = 'length'
-  GROUP BY 1, 2, 3
 ),
 rows AS (
   SELECT trace_id, device, 1 AS dim_order, 'cause' AS dimension, cause AS bucket, 0 AS lo,
-         sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
-  FROM base
+         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns
+  FROM gaps                           -- (in the order of the (trace_id, device, cause, ts, dur) index)
   WHERE :by IS NULL OR :by = 'cause'
   GROUP BY trace_id, device, cause
   UNION ALL
@@ -75,13 +77,9 @@ rows AS (
         GROUP BY trace_id, device, host_op)
   GROUP BY trace_id, device, CASE WHEN rn <= coalesce(:top_ops, 20) THEN host_op ELSE '(other ops)' END
   UNION ALL
-  SELECT s.trace_id, s.device, 3, 'length',
-         '[' || b.lo || ', ' || coalesce(b.hi, 'inf') || ')', b.lo,
-         coalesce(l.gaps, 0), coalesce(l.idle_ns, 0), l.max_gap_ns
-  FROM span AS s
-  CROSS JOIN buckets AS b
-  LEFT JOIN by_length AS l ON l.trace_id = s.trace_id AND l.device IS s.device AND l.lo = b.lo
-  WHERE :by IS NULL OR :by = 'length'
+  SELECT trace_id, device, 3, 'length', '[' || lo || ', ' || coalesce(hi, 'inf') || ')', lo,
+         l ->> 0, coalesce(l ->> 1, 0), l ->> 2
+  FROM by_length
 )
 SELECT
   r.trace_id,
