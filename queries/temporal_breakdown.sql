@@ -45,7 +45,7 @@ tl_span AS (                          -- tracelens: per device, first start to l
 ),
 tl_combos AS MATERIALIZED (           -- tracelens: time per device and combination of names that run
   SELECT trace_id, device, name_ids, sum(dur) AS dur  -- together (gpu_segments, read in the order of
-  FROM gpu_segments                   -- its (trace_id, device, name_ids, dur) index: no sort)
+  FROM gpu_segments                   -- its (trace_id, device, name_ids, ts, dur) index: no sort)
   WHERE coalesce(:variant, 'tracelens') <> 'hta' AND (:trace_id IS NULL OR trace_id = :trace_id)
   GROUP BY trace_id, device, name_ids
 ),
