@@ -49,8 +49,8 @@ idle AS MATERIALIZED (                -- per bucket and cause: the gaps that sta
          coalesce((SELECT sum(g.dur) FROM idle_gaps AS g  -- across it, less the part past its end
                     WHERE g.trace_id = e.trace_id AND g.device IS e.device AND g.cause = c.cause
                       AND g.ts >= e.t0 + e.k * e.w AND g.ts < e.t0 + (e.k + 1) * e.w AND g.dur > 0), 0)
-         + CASE WHEN e.cross_ ->> 0 = c.cause THEN e.cross_ ->> 1 ELSE 0 END
-         - coalesce((SELECT CASE WHEN x.cross_ ->> 0 = c.cause THEN x.cross_ ->> 1 END
+         + CASE WHEN json_extract(e.cross_, '$[0]') = c.cause THEN json_extract(e.cross_, '$[1]') ELSE 0 END
+         - coalesce((SELECT CASE WHEN json_extract(x.cross_, '$[0]') = c.cause THEN json_extract(x.cross_, '$[1]') END
                        FROM edges AS x
                       WHERE x.trace_id = e.trace_id AND x.device IS e.device AND x.k = e.k + 1), 0)
          AS ns

@@ -78,7 +78,7 @@ rows AS (
   GROUP BY trace_id, device, CASE WHEN rn <= coalesce(:top_ops, 20) THEN host_op ELSE '(other ops)' END
   UNION ALL
   SELECT trace_id, device, 3, 'length', '[' || lo || ', ' || coalesce(hi, 'inf') || ')', lo,
-         l ->> 0, coalesce(l ->> 1, 0), l ->> 2
+         json_extract(l, '$[0]'), coalesce(json_extract(l, '$[1]'), 0), json_extract(l, '$[2]')
   FROM by_length
 )
 SELECT
