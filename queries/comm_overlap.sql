@@ -19,27 +19,41 @@
 -- when it holds communication.
 -- Method: gpu_segments cuts each device's busy time into disjoint pieces during which the same op
 -- names run; a piece counts as communication (compute) when one of its names is of that class. A
--- window's share is the sum of its pieces clipped to it: those that start inside it (a range of the
--- table's key) plus the one piece per device that starts before it and runs into it (view
--- step_window_busy: the time per combination of names in each window). Time outside
--- every window is the whole minus the windows. Overlap = comm + compute - (comm or compute).
--- comm_ops: the communication ops in start order with the windows' opens and closes interleaved.
+-- window's share is the sum of its pieces clipped to it: those that start inside it plus the one
+-- piece per device that starts before it and runs into it (view step_window_busy: the time per
+-- combination of names in each window). The whole of a device is the time per combination of names
+-- (read in the order of gpu_segments' (trace_id, device, name_ids, ...) index). Time outside every
+-- window is the whole minus the windows. Overlap = comm + compute - (comm or compute).
+-- comm_ops: per window, the communication ops that start in it (a range of op_kernel_links'
+-- (trace_id, device, gpu_ts, ...) index); outside: the device's communication ops minus those.
 -- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- compute (comp = 1) and communication (comp = 0) op names, from
   SELECT name_id, class = 'compute' AS comp   -- their class (view gpu_op_classes)
   FROM gpu_op_classes WHERE class IN ('compute', 'communication') AND name IS NOT NULL
 ),
-ops AS (                              -- compute and communication ops (GPU ops by name id: no names
-  SELECT o.trace_id, o.device, o.gpu_ts AS ts, n.comp  -- read)
-  FROM op_kernel_links AS o
-  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+devs AS MATERIALIZED (                -- the devices with compute or communication ops (with a
+  SELECT d.trace_id, d.device,        -- duration): per device of the (trace_id, device, gpu_ts,
+         (SELECT count(*) FROM op_kernel_links AS o  -- gpu_dur, name_id) index, read in order; and
+           WHERE o.trace_id = d.trace_id AND o.device IS d.device  -- its communication ops
+             AND o.gpu_dur IS NOT NULL AND o.name_id IN (SELECT name_id FROM names WHERE NOT comp))
+           AS comm_ops
+  FROM (SELECT DISTINCT trace_id, device FROM op_kernel_links
+        WHERE :trace_id IS NULL OR trace_id = :trace_id) AS d
+  WHERE EXISTS (SELECT 1 FROM op_kernel_links AS o
+                 WHERE o.trace_id = d.trace_id AND o.device IS d.device AND o.gpu_dur IS NOT NULL
+                   AND o.name_id IN (SELECT name_id FROM names))
+),
+combos AS MATERIALIZED (              -- time per device and combination of names that run together
+  SELECT trace_id, device, name_ids, sum(dur) AS dur  -- (gpu_segments, read in the order of its
+  FROM gpu_segments                   -- (trace_id, device, name_ids, ts, dur) index: no sort)
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
+  GROUP BY trace_id, device, name_ids
 ),
 sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
   SELECT s.name_ids,                  -- gpu_segments): communication, compute, either
          max(NOT n.comp) AS comm, max(n.comp) AS comp
-  FROM gpu_name_sets AS s
-  JOIN names AS n ON n.name_id = s.name_id
+  FROM (SELECT DISTINCT name_ids FROM combos) AS s, json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = CAST(j.value AS INTEGER)
   GROUP BY s.name_ids
 ),
 win AS MATERIALIZED (                 -- the step windows that hold time (view step_windows, see the
@@ -47,7 +61,6 @@ win AS MATERIALIZED (                 -- the step windows that hold time (view s
   FROM step_windows
   WHERE w_end > w_ts AND coalesce(:per_step, 1) AND (:trace_id IS NULL OR trace_id = :trace_id)
 ),
-devs AS MATERIALIZED (SELECT DISTINCT trace_id, device FROM ops),
 sums AS MATERIALIZED (                -- per window and device: communication, compute, either, from
   SELECT b.trace_id, b.device, b.step,  -- the time each combination of names ran in the window (view
          sum(b.ns * s.comm) AS comm_ns,  -- step_window_busy)
@@ -58,23 +71,21 @@ sums AS MATERIALIZED (                -- per window and device: communication, c
   WHERE coalesce(:per_step, 1) AND (:trace_id IS NULL OR b.trace_id = :trace_id)
   GROUP BY b.trace_id, b.device, b.step
 ),
-crows AS (                            -- communication ops (k = 2) and, on every device of the trace,
-  SELECT trace_id, device, ts AS t, 2 AS k, 0 AS d_step FROM ops WHERE NOT comp  -- window closes
-  UNION ALL                                                                       -- (k = 0) and
-  SELECT w.trace_id, d.device, e.k * w.w_ts + (1 - e.k) * w.w_end, e.k,           -- opens (k = 1)
-         (2 * e.k - 1) * (w.step + 1)
+cops AS MATERIALIZED (                -- per window and device: communication ops that start in it
+  SELECT w.trace_id, d.device, w.step,  -- (a range of the (trace_id, device, gpu_ts, ...) index)
+         (SELECT count(*) FROM op_kernel_links AS o
+           WHERE o.trace_id = w.trace_id AND o.device IS d.device
+             AND o.gpu_ts >= w.w_ts AND o.gpu_ts < w.w_end AND o.gpu_dur IS NOT NULL
+             AND o.name_id IN (SELECT name_id FROM names WHERE NOT comp)) AS comm_ops
   FROM win AS w
   JOIN devs AS d ON d.trace_id = w.trace_id
-  CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1) AS e
 ),
-cops AS MATERIALIZED (                -- per window (-1: outside): communication ops that start in it
-  SELECT trace_id, device, step, sum(k = 2) AS comm_ops
-  FROM (SELECT trace_id, device, k,   -- the window a row counts for: a close counts for the window
-               coalesce(sum(d_step) OVER w, 0) + max(d_step, 0) - 1 AS step  -- it closes; -1: none
-          FROM crows
-        WINDOW w AS (PARTITION BY trace_id, device ORDER BY t, k
-                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
-  GROUP BY trace_id, device, step
+wholes AS MATERIALIZED (              -- the whole of each device, from its combinations of names
+  SELECT c.trace_id, c.device,
+         sum(c.dur * s.comm) AS comm_ns, sum(c.dur * s.comp) AS compute_ns, sum(c.dur) AS all_ns
+  FROM combos AS c
+  CROSS JOIN sets AS s ON s.name_ids = c.name_ids
+  GROUP BY c.trace_id, c.device
 ),
 agg AS (                              -- windows; outside: the whole minus the windows
   SELECT w.trace_id, d.device, w.step,
@@ -83,24 +94,21 @@ agg AS (                              -- windows; outside: the whole minus the w
   FROM (SELECT DISTINCT trace_id, step FROM win) AS w   -- (a step number twice: one row)
   JOIN devs AS d ON d.trace_id = w.trace_id
   LEFT JOIN sums AS s ON s.trace_id = w.trace_id AND s.device IS d.device AND s.step = w.step
-  LEFT JOIN cops AS c ON c.trace_id = w.trace_id AND c.device IS d.device AND c.step = w.step
+  LEFT JOIN (SELECT trace_id, device, step, sum(comm_ops) AS comm_ops  -- (a step number twice: one
+             FROM cops GROUP BY trace_id, device, step) AS c     -- row)
+    ON c.trace_id = w.trace_id AND c.device IS d.device AND c.step = w.step
   UNION ALL
-  SELECT trace_id, device, NULL,
-         whole ->> 0 - coalesce((SELECT sum(comm_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
-         whole ->> 1 - coalesce((SELECT sum(compute_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
-         whole ->> 2 - coalesce((SELECT sum(all_ns) FROM sums AS x
-                                 WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
-         coalesce((SELECT c.comm_ops FROM cops AS c
-                    WHERE c.trace_id = o.trace_id AND c.device IS o.device AND c.step = -1), 0)
-  FROM (SELECT d.*,                   -- the whole of each device: one scan of its trace's pieces
-               (SELECT json_array(coalesce(sum(g.dur * s.comm), 0), coalesce(sum(g.dur * s.comp), 0),
-                                  coalesce(sum(g.dur), 0))
-                  FROM gpu_segments AS g
-                  CROSS JOIN sets AS s ON s.name_ids = g.name_ids
-                 WHERE g.trace_id = d.trace_id AND g.device IS d.device) AS whole
-          FROM devs AS d) AS o
+  SELECT o.trace_id, o.device, NULL,
+         coalesce(h.comm_ns, 0) - coalesce((SELECT sum(comm_ns) FROM sums AS x
+                                            WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         coalesce(h.compute_ns, 0) - coalesce((SELECT sum(compute_ns) FROM sums AS x
+                                               WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         coalesce(h.all_ns, 0) - coalesce((SELECT sum(all_ns) FROM sums AS x
+                                           WHERE x.trace_id = o.trace_id AND x.device IS o.device), 0),
+         o.comm_ops - coalesce((SELECT sum(c.comm_ops) FROM cops AS c
+                                 WHERE c.trace_id = o.trace_id AND c.device IS o.device), 0)
+  FROM devs AS o
+  LEFT JOIN wholes AS h ON h.trace_id = o.trace_id AND h.device IS o.device
 )
 SELECT
   a.trace_id,

@@ -33,31 +33,29 @@ buckets(trace_id, device, k, n, t0, t1, w) AS (
   UNION ALL
   SELECT trace_id, device, k + 1, n, t0, t1, w FROM buckets WHERE k + 1 < n
 ),
-gaps AS (                             -- each gap with the first and last bucket it touches
-  SELECT g.trace_id, g.device, g.cause, g.ts, g.ts + g.dur AS end_ts, s.t0, s.w,
-         (g.ts - s.t0) / s.w AS k0, (g.ts + g.dur - 1 - s.t0) / s.w AS k1
-  FROM idle_gaps AS g
-  JOIN grid AS s ON s.trace_id = g.trace_id AND s.device IS g.device
-  WHERE g.dur > 0
+edges AS MATERIALIZED (               -- per bucket edge t: the idle gap that runs across it, if any
+  SELECT b.trace_id, b.device, b.k, b.n, b.t0, b.t1, b.w,  -- (gaps are disjoint: the last one that
+         (SELECT json_array(g.cause, g.ts + g.dur - (b.t0 + b.k * b.w))  -- starts before t), as
+            FROM (SELECT g.cause, g.ts, g.dur FROM idle_gaps AS g      -- [cause, ns past t]
+                   WHERE g.trace_id = b.trace_id AND g.device IS b.device
+                     AND g.ts < b.t0 + b.k * b.w AND g.dur > 0
+                   ORDER BY g.ts DESC LIMIT 1) AS g
+           WHERE g.ts + g.dur > b.t0 + b.k * b.w) AS cross_
+  FROM buckets AS b
 ),
-pieces(trace_id, device, cause, k, k1, ts, end_ts, t0, w) AS (  -- a gap cut at bucket edges
-  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps WHERE k1 > k0
-  UNION ALL
-  SELECT trace_id, device, cause, k + 1, k1, ts, end_ts, t0, w FROM pieces WHERE k < k1
-),
-idle AS (                             -- (a gap within one bucket, most of them, is not cut)
-  SELECT trace_id, device, k,
-         sum(CASE WHEN cause = 'host' THEN len ELSE 0 END) AS host_ns,
-         sum(CASE WHEN cause = 'device' THEN len ELSE 0 END) AS device_ns,
-         sum(CASE WHEN cause = 'unknown' THEN len ELSE 0 END) AS unknown_ns
-  FROM (SELECT trace_id, device, cause, k0 AS k,
-               min(end_ts, t0 + (k0 + 1) * w) - max(ts, t0 + k0 * w) AS len
-        FROM gaps WHERE k1 <= k0
-        UNION ALL
-        SELECT trace_id, device, cause, k,
-               min(end_ts, t0 + (k + 1) * w) - max(ts, t0 + k * w) AS len
-        FROM pieces)
-  GROUP BY trace_id, device, k
+idle AS MATERIALIZED (                -- per bucket and cause: the gaps that start in it (a range of
+  SELECT e.trace_id, e.device, e.k, e.n, e.t0, e.t1, e.w,  -- the (trace_id, device, cause, ts)
+         c.cause,                     -- index), plus the part past its start of the gap running
+         coalesce((SELECT sum(g.dur) FROM idle_gaps AS g  -- across it, less the part past its end
+                    WHERE g.trace_id = e.trace_id AND g.device IS e.device AND g.cause = c.cause
+                      AND g.ts >= e.t0 + e.k * e.w AND g.ts < e.t0 + (e.k + 1) * e.w AND g.dur > 0), 0)
+         + CASE WHEN json_extract(e.cross_, '$[0]') = c.cause THEN json_extract(e.cross_, '$[1]') ELSE 0 END
+         - coalesce((SELECT CASE WHEN json_extract(x.cross_, '$[0]') = c.cause THEN json_extract(x.cross_, '$[1]') END
+                       FROM edges AS x
+                      WHERE x.trace_id = e.trace_id AND x.device IS e.device AND x.k = e.k + 1), 0)
+         AS ns
+  FROM edges AS e
+  CROSS JOIN (SELECT 'host' AS cause UNION ALL SELECT 'device' UNION ALL SELECT 'unknown') AS c
 )
 SELECT
   b.trace_id,
@@ -67,13 +65,13 @@ SELECT
   b.t0 + b.k * b.w AS ts,
   b.k * b.w AS offset_ns,
   min(b.w, b.t1 - (b.t0 + b.k * b.w)) AS dur,
-  min(b.w, b.t1 - (b.t0 + b.k * b.w)) - coalesce(i.host_ns + i.device_ns + i.unknown_ns, 0) AS busy_ns,
-  coalesce(i.host_ns, 0) AS idle_host_ns,
-  coalesce(i.device_ns, 0) AS idle_device_ns,
-  coalesce(i.unknown_ns, 0) AS idle_unknown_ns,
-  round(100.0 * (min(b.w, b.t1 - (b.t0 + b.k * b.w)) - coalesce(i.host_ns + i.device_ns + i.unknown_ns, 0))
-        / min(b.w, b.t1 - (b.t0 + b.k * b.w)), 2) AS busy_pct
-FROM buckets AS b
+  min(b.w, b.t1 - (b.t0 + b.k * b.w)) - sum(b.ns) AS busy_ns,
+  sum(CASE WHEN b.cause = 'host' THEN b.ns ELSE 0 END) AS idle_host_ns,
+  sum(CASE WHEN b.cause = 'device' THEN b.ns ELSE 0 END) AS idle_device_ns,
+  sum(CASE WHEN b.cause = 'unknown' THEN b.ns ELSE 0 END) AS idle_unknown_ns,
+  round(100.0 * (min(b.w, b.t1 - (b.t0 + b.k * b.w)) - sum(b.ns)) / min(b.w, b.t1 - (b.t0 + b.k * b.w)), 2)
+    AS busy_pct
+FROM idle AS b
 JOIN traces AS t ON t.id = b.trace_id
-LEFT JOIN idle AS i ON i.trace_id = b.trace_id AND i.device IS b.device AND i.k = b.k
+GROUP BY b.trace_id, b.device, b.k
 ORDER BY b.trace_id, b.device, b.k;

@@ -25,45 +25,45 @@ WITH gaps AS NOT MATERIALIZED (       -- the gaps in scope (idle_gaps is a small
   WHERE (:trace_id IS NULL OR g.trace_id = :trace_id)
     AND g.dur >= coalesce(:min_dur, 0)
 ),
-span AS (                             -- the device's span, and its idle total (for the shares)
+base AS MATERIALIZED (                -- per host op: one pass over the gaps in the order of the
+  SELECT trace_id, device, host_event_id,  -- (trace_id, device, host_event_id, cause, dur) index (no
+         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns  -- sort; host op events are
+  FROM gaps                           -- integers: their names are looked up after)
+  GROUP BY trace_id, device, host_event_id
+),
+span AS MATERIALIZED (                -- the device's span, and its idle total (for the shares)
   SELECT s.trace_id, s.device, s.span,
-         (SELECT sum(g.dur) FROM idle_gaps AS g   -- (trace_id, device, ts) index
-           WHERE g.trace_id = s.trace_id AND g.device IS s.device AND g.dur >= coalesce(:min_dur, 0)) AS idle
+         (SELECT sum(b.idle_ns) FROM base AS b WHERE b.trace_id = s.trace_id AND b.device IS s.device) AS idle
   FROM (SELECT trace_id, device, max(gpu_ts + gpu_dur) - min(gpu_ts) AS span
-        FROM op_kernel_links           -- one row per GPU op (a table; no names needed)
-        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)
-        GROUP BY trace_id, device) AS s
+        FROM op_kernel_links           -- one row per GPU op: its (trace_id, device, gpu_ts, gpu_dur,
+        WHERE gpu_dur IS NOT NULL AND (:trace_id IS NULL OR trace_id = :trace_id)  -- ...) index,
+        GROUP BY trace_id, device) AS s  -- read in order (no sort, no names)
 ),
 edges AS MATERIALIZED (               -- the histogram edges, positive and distinct (parsed once)
   SELECT DISTINCT CAST(value AS INTEGER) AS edge
   FROM json_each('[' || coalesce(:thresholds, '1000,10000,100000,1000000') || ']')
   WHERE CAST(value AS INTEGER) > 0
 ),
-buckets AS (                          -- [lo, hi), hi NULL for the last (open) bucket
+buckets AS MATERIALIZED (             -- [lo, hi), hi NULL for the last (open) bucket
   SELECT coalesce((SELECT max(e2.edge) FROM edges AS e2 WHERE e2.edge < e.edge), 0) AS lo, e.edge AS hi
   FROM edges AS e
   UNION ALL
   SELECT coalesce(max(edge), 0), NULL FROM edges
 ),
-base AS MATERIALIZED (                -- one pass over the gaps, grouped finely enough for all three
-  SELECT g.trace_id, g.device, g.cause, g.host_event_id,  -- breakdowns (host op events are integers:
-         b.lo,                                               -- their names are looked up after)
-         count(*) AS gaps, sum(g.dur) AS idle_ns, max(g.dur) AS max_gap_ns
-  FROM gaps AS g
-  LEFT JOIN buckets AS b              -- the gap's length bucket; none (lo NULL) for a negative length
-    ON g.dur >= b.lo AND (b.hi IS NULL OR g.dur < b.hi)
-  GROUP BY 4, 2, 3, 5, 1              -- the host op first: most groups differ there (cheaper sort)
-),
-by_length AS (                        -- each gap is in the bucket whose lo is the largest edge <= its length
-  SELECT trace_id, device, lo, sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
-  FROM base
-  WHERE lo IS NOT NULL
-  GROUP BY 1, 2, 3
+by_length AS MATERIALIZED (           -- per device and length bucket: a range of the (trace_id,
+  SELECT s.trace_id, s.device, b.lo, b.hi,  -- device, dur) index; [gaps, idle_ns, max_gap_ns]
+         (SELECT json_array(count(*), sum(g.dur), max(g.dur)) FROM idle_gaps AS g
+           WHERE g.trace_id = s.trace_id AND g.device IS s.device
+             AND g.dur >= max(b.lo, coalesce(:min_dur, 0))
+             AND g.dur < coalesce(b.hi, 9223372036854775807)) AS l
+  FROM span AS s
+  CROSS JOIN buckets AS b
+  WHERE :by IS NULL OR :by = 'length'
 ),
 rows AS (
   SELECT trace_id, device, 1 AS dim_order, 'cause' AS dimension, cause AS bucket, 0 AS lo,
-         sum(gaps) AS gaps, sum(idle_ns) AS idle_ns, max(max_gap_ns) AS max_gap_ns
-  FROM base
+         count(*) AS gaps, sum(dur) AS idle_ns, max(dur) AS max_gap_ns
+  FROM gaps                           -- (in the order of the (trace_id, device, cause, ts, dur) index)
   WHERE :by IS NULL OR :by = 'cause'
   GROUP BY trace_id, device, cause
   UNION ALL
@@ -77,13 +77,9 @@ rows AS (
         GROUP BY trace_id, device, host_op)
   GROUP BY trace_id, device, CASE WHEN rn <= coalesce(:top_ops, 20) THEN host_op ELSE '(other ops)' END
   UNION ALL
-  SELECT s.trace_id, s.device, 3, 'length',
-         '[' || b.lo || ', ' || coalesce(b.hi, 'inf') || ')', b.lo,
-         coalesce(l.gaps, 0), coalesce(l.idle_ns, 0), l.max_gap_ns
-  FROM span AS s
-  CROSS JOIN buckets AS b
-  LEFT JOIN by_length AS l ON l.trace_id = s.trace_id AND l.device IS s.device AND l.lo = b.lo
-  WHERE :by IS NULL OR :by = 'length'
+  SELECT trace_id, device, 3, 'length', '[' || lo || ', ' || coalesce(hi, 'inf') || ')', lo,
+         json_extract(l, '$[0]'), coalesce(json_extract(l, '$[1]'), 0), json_extract(l, '$[2]')
+  FROM by_length
 )
 SELECT
   r.trace_id,

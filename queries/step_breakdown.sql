@@ -20,9 +20,9 @@
 -- Method: gpu_segments cuts each device's busy time into disjoint pieces during which the same op
 -- names run; a piece counts for a set of ops (all, kernels, memcpys/memsets, communication,
 -- compute, communication or compute) when one of its names is in the set. A window's share of a
--- set is the sum of its pieces clipped to the window: the pieces that start inside it (a range of
--- the table's key), plus the one piece per device that starts before it and runs into it (view
--- step_window_busy: the time per combination of names in each window).
+-- set is the sum of its pieces clipped to the window: the pieces that start inside it, plus the
+-- one piece per device that starts before it and runs into it (view step_window_busy: the time per
+-- combination of names in each window, read from gpu_segments' indexes without a sort).
 -- An op with a negative duration occupies no time.
 WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (view gpu_op_classes):
   SELECT name_id,                     -- 1 kernel, 2 communication, 4 compute
@@ -31,10 +31,20 @@ WITH names AS MATERIALIZED (          -- class bits of each distinct GPU op (vie
   WHERE name IS NOT NULL
 ),
 devs AS MATERIALIZED (                -- the devices of the trace's GPU ops (with a known duration)
-  SELECT DISTINCT o.trace_id, o.device
-  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read
-  CROSS JOIN names AS n ON n.name_id = o.name_id  -- (the ops scanned once, names looked up)
-  WHERE o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
+  SELECT d.trace_id, d.device         -- and a name: per device of the (trace_id, device, ...) index
+  FROM (SELECT DISTINCT trace_id, device FROM op_kernel_links  -- (read in order), the first such op
+        WHERE :trace_id IS NULL OR trace_id = :trace_id) AS d
+  WHERE EXISTS (SELECT 1 FROM op_kernel_links AS o
+                 WHERE o.trace_id = d.trace_id AND o.device IS d.device AND o.gpu_dur IS NOT NULL
+                   AND o.name_id IN (SELECT name_id FROM names))
+),
+win AS MATERIALIZED (                 -- the step windows (view step_windows, see the header)
+  SELECT * FROM step_windows WHERE :trace_id IS NULL OR trace_id = :trace_id
+),
+busy AS MATERIALIZED (                -- the time each combination of names ran in each window and
+  SELECT trace_id, device, step, name_ids, ns  -- device (view step_window_busy)
+  FROM step_window_busy
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
 sets AS MATERIALIZED (                -- per combination of names that run together (a piece of
   SELECT s.name_ids,                  -- gpu_segments): which sets of ops it counts for
@@ -43,24 +53,20 @@ sets AS MATERIALIZED (                -- per combination of names that run toget
          max((n.bits & 2) > 0) AS comm,
          max((n.bits & 4) > 0) AS comp,
          max((n.bits & 6) > 0) AS cc
-  FROM gpu_name_sets AS s
-  JOIN names AS n ON n.name_id = s.name_id
+  FROM (SELECT DISTINCT name_ids FROM busy) AS s, json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = CAST(j.value AS INTEGER)
   GROUP BY s.name_ids
 ),
-win AS MATERIALIZED (                 -- the step windows (view step_windows, see the header)
-  SELECT * FROM step_windows WHERE :trace_id IS NULL OR trace_id = :trace_id
-),
-agg AS (                              -- per window and device: the time of each set of ops, from the
-  SELECT b.trace_id, b.device, b.step,  -- time each combination of names ran in the window (view
-         sum(b.ns) AS busy_ns,          -- step_window_busy)
+agg AS (                              -- per window and device: the time of each set of ops
+  SELECT b.trace_id, b.device, b.step,
+         sum(b.ns) AS busy_ns,
          sum(b.ns * s.k) AS kernel_ns,
          sum(b.ns * s.m) AS memcpy_ns,
          sum(b.ns * s.comm) AS comm_ns,
          sum(b.ns * s.comp) AS compute_ns,
          sum(b.ns * s.cc) AS cc_ns
-  FROM step_window_busy AS b
+  FROM busy AS b
   CROSS JOIN sets AS s ON s.name_ids = b.name_ids
-  WHERE :trace_id IS NULL OR b.trace_id = :trace_id
   GROUP BY b.trace_id, b.device, b.step
 )
 SELECT

@@ -37,17 +37,22 @@ WITH names AS MATERIALIZED (          -- bucket of each distinct GPU op, from it
 tl_span AS (                          -- tracelens: per device, first start to last end of its ops
   SELECT o.trace_id, o.device,
          max(max(o.gpu_ts), max(o.gpu_ts + o.gpu_dur)) - min(min(o.gpu_ts), min(o.gpu_ts + o.gpu_dur)) AS span_ns
-  FROM op_kernel_links AS o NOT INDEXED  -- GPU ops, by name id: no names read; scanned once (not
-  CROSS JOIN names AS n ON n.name_id = o.name_id  -- through an index: a seek per row), names looked up
-  WHERE coalesce(:variant, 'tracelens') <> 'hta'
+  FROM op_kernel_links AS o           -- GPU ops, by name id: no names read; their (trace_id, device,
+  CROSS JOIN names AS n ON n.name_id = o.name_id  -- gpu_ts, gpu_dur, name_id) index read in order
+  WHERE coalesce(:variant, 'tracelens') <> 'hta'  -- (no sort), names looked up
     AND o.gpu_dur IS NOT NULL AND (:trace_id IS NULL OR o.trace_id = :trace_id)
   GROUP BY o.trace_id, o.device
 ),
-tl_sets AS MATERIALIZED (             -- tracelens: the lowest bucket among each combination of names
-  SELECT s.name_ids, min(n.bucket) AS bucket  -- that run together (a piece of gpu_segments)
-  FROM gpu_name_sets AS s
-  JOIN names AS n ON n.name_id = s.name_id
-  WHERE coalesce(:variant, 'tracelens') <> 'hta'
+tl_combos AS MATERIALIZED (           -- tracelens: time per device and combination of names that run
+  SELECT trace_id, device, name_ids, sum(dur) AS dur  -- together (gpu_segments, read in the order of
+  FROM gpu_segments                   -- its (trace_id, device, name_ids, ts, dur) index: no sort)
+  WHERE coalesce(:variant, 'tracelens') <> 'hta' AND (:trace_id IS NULL OR trace_id = :trace_id)
+  GROUP BY trace_id, device, name_ids
+),
+tl_sets AS MATERIALIZED (             -- tracelens: the lowest bucket among each combination's names
+  SELECT s.name_ids, min(n.bucket) AS bucket
+  FROM (SELECT DISTINCT name_ids FROM tl_combos) AS s, json_each('[' || s.name_ids || ']') AS j
+  JOIN names AS n ON n.name_id = CAST(j.value AS INTEGER)
   GROUP BY s.name_ids
 ),
 tl_union AS (                         -- tracelens: length of each set's union, per device
@@ -56,9 +61,8 @@ tl_union AS (                         -- tracelens: length of each set's union, 
          sum(CASE WHEN s.bucket <= 2 THEN g.dur ELSE 0 END) AS u2,
          sum(CASE WHEN s.bucket <= 3 THEN g.dur ELSE 0 END) AS u3,
          sum(g.dur) AS u4
-  FROM gpu_segments AS g              -- (CROSS JOIN: the pieces scanned once, their set looked up)
+  FROM tl_combos AS g
   CROSS JOIN tl_sets AS s ON s.name_ids = g.name_ids
-  WHERE :trace_id IS NULL OR g.trace_id = :trace_id
   GROUP BY g.trace_id, g.device
 ),
 ops AS (                              -- hta: all GPU ops of the trace, devices merged, with the

@@ -68,3 +68,7 @@ SELECT
 FROM named
 WHERE name_ids IS NOT NULL
 ORDER BY trace_id, ts, seq;
+-- Each device's pieces grouped by the names running, in time order: the time per (device,
+-- name_ids), overall or in a time range, is read in order without sorting every piece
+-- (temporal_breakdown, comm_overlap, kernel_overlap, step_window_busy).
+-- @index CREATE INDEX gpu_segments_device ON gpu_segments(trace_id, device, name_ids, ts, dur);

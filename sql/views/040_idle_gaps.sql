@@ -102,3 +102,9 @@ SELECT
 FROM gaps AS gp
 LEFT JOIN op_kernel_links AS ok ON ok.gpu_event_id = gp.next_event_id;
 -- @index CREATE INDEX idle_gaps_device_ts ON idle_gaps(trace_id, device, ts);
+-- Covering indexes, so that per-device sums read gaps in order instead of sorting them: by cause and
+-- time (gpu_utilization's buckets, idle_summary), by the host op blamed and by length
+-- (idle_breakdown).
+-- @index CREATE INDEX idle_gaps_cause_ts ON idle_gaps(trace_id, device, cause, ts, dur);
+-- @index CREATE INDEX idle_gaps_host ON idle_gaps(trace_id, device, host_event_id, cause, dur);
+-- @index CREATE INDEX idle_gaps_dur ON idle_gaps(trace_id, device, dur);

@@ -949,12 +949,13 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
     x.name = s.ColumnText(0);
     x.root = static_cast<uint32_t>(s.ColumnInt(2));
     if (s.ColumnIsNull(1)) fail("index " + x.name + " is not one of CREATE INDEX");
-    if (without_rowid_) fail("an index on a WITHOUT ROWID table");
     std::string sql = s.ColumnText(1);
     Stmt cols = db.Prepare("SELECT cid, \"desc\", coll, key FROM pragma_index_xinfo(?) ORDER BY seqno");
     cols.BindText(1, x.name);
     while (cols.Step()) {
-      if (cols.ColumnInt(3) == 0) continue;  // the rowid, appended to every key
+      // Past the key columns: a rowid table's index ends with the rowid (appended in Add), a WITHOUT
+      // ROWID table's with the primary key columns that are not among them (listed here).
+      if (cols.ColumnInt(3) == 0 && !without_rowid_) continue;
       if (cols.ColumnInt(0) < 0 || cols.ColumnInt(1) != 0 || cols.ColumnText(2) != "BINARY") {
         fail("index " + x.name + " has an expression, DESC or a collation");
       }

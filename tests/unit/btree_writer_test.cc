@@ -350,14 +350,16 @@ TEST_CASE("btree: rows out of rowid order are refused", "[btree]") {
 namespace {
 
 // Rows for PagedTable: `p` (rowid table, an implicit rowid's gaps, a partial index on text) and `w`
-// (WITHOUT ROWID, rows given out of key order), written both through INSERT and as pages.
+// (WITHOUT ROWID, rows given out of key order, an index whose entries end with the key column b
+// it lacks), written both through INSERT and as pages.
 const char* kPagedSchema =
     "CREATE TABLE p (id INTEGER PRIMARY KEY, k INT NOT NULL, t TEXT, b);"
     "CREATE TABLE q (x, y TEXT);"
     "CREATE TABLE w (a INTEGER NOT NULL, b INTEGER NOT NULL, c TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;"
     "CREATE INDEX p_k ON p(k);"
     "CREATE INDEX p_tb ON p(t, b) WHERE t = 'x' AND b IS NOT NULL;"
-    "CREATE INDEX q_y ON q(y, x);";
+    "CREATE INDEX q_y ON q(y, x);"
+    "CREATE INDEX w_ca ON w(c, a);";
 
 struct PagedRow {
   int64_t id, k;
@@ -374,6 +376,7 @@ void Dump(const std::string& path, std::string& out) {
                           "SELECT id FROM p INDEXED BY p_k WHERE k > 100 ORDER BY k, id",
                           "SELECT id, hex(t) FROM p INDEXED BY p_tb WHERE t = 'x' AND b IS NOT NULL AND b > -5",
                           "SELECT rowid, hex(y) FROM q INDEXED BY q_y WHERE y > '5' ORDER BY y, x",
+                          "SELECT c, a, b FROM w INDEXED BY w_ca WHERE c > 'ccccccccc' ORDER BY c, a",
                           "PRAGMA integrity_check"}) {
     Stmt s = db.Prepare(sql);
     int n = sqlite3_column_count(s.get());
@@ -449,7 +452,7 @@ TEST_CASE("btree: PagedTable stores rows and index entries as INSERT does", "[bt
     btree::RunSpill runs(dir.path.string(), out);
     btree::PagedTable p(db, "p", spill, runs), q(db, "q", spill, runs), w(db, "w", spill, runs);
     CHECK(p.indexes() == 2);
-    CHECK(w.indexes() == 0);
+    CHECK(w.indexes() == 1);
     std::vector<int> at = p.Positions("k, t, id, b");
     REQUIRE(at == std::vector<int>{1, 2, 0, 3});
     REQUIRE_THROWS_WITH(p.Positions("t, id"), Catch::Contains("column k left out"));
@@ -479,7 +482,7 @@ TEST_CASE("btree: PagedTable stores rows and index entries as INSERT does", "[bt
     p.Finish(trees);
     q.Finish(trees);
     w.Finish(trees);
-    CHECK(trees.size() == 6);  // p and its two indexes, q and its index, w
+    CHECK(trees.size() == 7);  // p and its two indexes, q and its index, w and its index
     db.Close();
     btree::PlaceTrees(out, {&spill}, trees, std::numeric_limits<int64_t>::max());
   }

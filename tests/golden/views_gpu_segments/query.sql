@@ -12,7 +12,7 @@
 -- device NULL, [500,510) '1'. seq numbers a trace's pieces in (device, ts) order, NULL device
 -- first: NULL 1, device 0 2..10, device 1 11; rows come in (trace_id, ts, seq) order, the key.
 -- Trace 2: one gemm [100,105) on device 0: seq 1.
-SELECT trace_id, ts, seq, device, dur, name_ids FROM gpu_segments;
+SELECT trace_id, ts, seq, device, dur, name_ids FROM gpu_segments ORDER BY trace_id, ts, seq;
 
 -- Busy time per device three ways: the pieces, the span minus idle_gaps, and by hand (device 0:
 -- 20+30+10+20+10+30+5+10+15 = 150 us; idle_gaps' span is that of the ops with dur >= 0, 100..300
