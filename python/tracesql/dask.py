@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -72,6 +73,13 @@ def combining_sql(name: str) -> str:
     return _binary.call(["queries", "--show", name, "--combining"])
 
 
+def _used_params(sql: str, params: Mapping[str, ParamValue]) -> Dict[str, ParamValue]:
+    """The params sql names as :key (`tracesql query` refuses a parameter its SQL does not take)."""
+    code = re.sub(r"--[^\n]*|'(?:[^']|'')*'", " ", sql)  # comments and string literals left out
+    named = set(re.findall(r":([A-Za-z_][A-Za-z0-9_]*)", code))
+    return {k: v for k, v in params.items() if k in named}
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -124,13 +132,22 @@ def run(client: Any, job: PathLike, name: str, *, workers: Optional[Mapping[str,
     parts = read_manifest(job)
     combine = combining_sql(name)  # fails early, before any task, when the query has none
     args = _param_args(params)
-    futures = [client.submit(run_partition, p["path"], name, args, pure=False, workers=(workers or {}).get(p["file"]))
+    part_args = args
+    trace_id = params.get("trace_id")
+    if trace_id is not None:
+        # Only the partition of that trace runs, where it is trace 1 (the combining SQL keeps the id).
+        if not isinstance(trace_id, int) or not 1 <= trace_id <= len(parts):
+            raise _binary.TracesqlError(f"{os.fspath(job)}: no trace {trace_id} (the job's traces are 1..{len(parts)})")
+        parts = [parts[trace_id - 1]]
+        part_args = _param_args(dict(params, trace_id=1))
+    futures = [client.submit(run_partition, p["path"], name, part_args, pure=False,
+                             workers=(workers or {}).get(p["file"]))
                for p in parts]
     results = client.gather(futures)
     with tempfile.TemporaryDirectory(prefix="tracesql-dask-") as tmp:
         partials = os.path.join(tmp, "partials.db")
         _write_partials(partials, parts, results)
-        query = ["query", partials, combine, "--any-db", *args]
+        query = ["query", partials, combine, "--any-db", *_param_args(_used_params(combine, params))]
         columns, rows = parse_json(_binary.call([*query, "--format", "json"]))
         if not rows:
             columns = parse_csv_header(_binary.call([*query, "--format", "csv"]))

@@ -21,7 +21,7 @@ def job(tmp_path_factory, traces_dir):
     """Four ranks: the two of hta_sampled and a 2-rank synthetic job (collectives, memory, steps),
     imported as partitions (job/) and into one database (job.db)."""
     d = tmp_path_factory.mktemp("dask")
-    subprocess.run([sys.executable, os.path.join(SOURCE, "bench", "gen_trace.py"), "-q", "-o", str(d / "syn.json"),
+    subprocess.run([sys.executable, os.path.join(SOURCE, "bench", "gen_trace.py"), "-q", "-o", str(d / "syn{rank}.json"),
                     "--ranks", "2", "--target-mb", "1", "--steps", "2"], check=True)
     traces = [os.path.join(traces_dir, f"hta_sampled_rank{r}.json.gz") for r in (0, 1)]
     traces += sorted(str(p) for p in d.glob("syn*.json"))
@@ -72,8 +72,11 @@ def test_every_bundled_query(job, client):
 def test_params_and_placement(job, client):
     job_dir, one_db = job
     # Parameters reach both the partitions' query and the combining SQL.
-    got = tracesql.dask.run(client, job_dir, "kernel_summary", limit=3, frames=False)
-    assert list(got) == list(one_db.run("kernel_summary", limit=3)) and len(got) <= 3
+    got = tracesql.dask.run(client, job_dir, "launch_stats", limit=3, frames=False)
+    assert list(got) == list(one_db.run("launch_stats", limit=3)) and len(got) == 3
+    # trace_id: only that trace's partition runs (where it is trace 1), the job's id in the result.
+    got = tracesql.dask.run(client, job_dir, "steps", trace_id=3, frames=False)
+    assert list(got) == list(one_db.run("steps", trace_id=3)) and {r.trace_id for r in got} == {3}
     # Each partition on a chosen worker.
     workers = sorted(client.scheduler_info()["workers"])
     placement = {p["file"]: workers[i % len(workers)] for i, p in enumerate(tracesql.dask.read_manifest(job_dir))}
