@@ -4,6 +4,7 @@
 #define TRACESQL_FILES_H_
 
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,21 @@ bool IsEmptyOrSqliteFile(const std::string& path);
 // Throws tracesql::Error with a one-line message naming out.
 void CheckNewOutput(const std::string& out, bool force, const std::vector<std::string>& inputs,
                     std::string_view command);
+
+// Removes a temporary database being built (and its journal, WAL and shared-memory files) when it
+// goes out of scope, unless released once the database is in place.
+class TempDbGuard {
+ public:
+  explicit TempDbGuard(std::string path) : path_(std::move(path)) {}
+  ~TempDbGuard();
+  TempDbGuard(const TempDbGuard&) = delete;
+  TempDbGuard& operator=(const TempDbGuard&) = delete;
+  void Release() { released_ = true; }
+
+ private:
+  std::string path_;
+  bool released_ = false;
+};
 
 }  // namespace tracesql
 

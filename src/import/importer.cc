@@ -121,27 +121,6 @@ class Progress {
   Clock::time_point last_;
 };
 
-// Removes the temporary database (and its journal) unless released. The import's scratch files
-// (arg spills, pages) are unlinked as soon as they are created.
-class TempDbGuard {
- public:
-  explicit TempDbGuard(std::string path) : path_(std::move(path)) {}
-  ~TempDbGuard() {
-    if (!released_) {
-      std::error_code ec;
-      fs::remove(path_, ec);
-      fs::remove(path_ + "-journal", ec);
-      fs::remove(path_ + "-wal", ec);
-      fs::remove(path_ + "-shm", ec);
-    }
-  }
-  void Release() { released_ = true; }
-
- private:
-  std::string path_;
-  bool released_ = false;
-};
-
 // Installs OnSignal for SIGINT and SIGTERM (without SA_RESTART, so a blocking read is interrupted)
 // and tells it which temporary file a second signal must remove. Imports running at once on
 // several threads (a partitioned import: ImportPartitioned) share one installation: the first
@@ -461,7 +440,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
 
   std::string tmp = (dir / fmt::format(".{}.tmp-{}", out.filename().string(), getpid())).string();
   fs::remove(tmp, ec);
-  TempDbGuard guard(tmp);
+  TempDbGuard guard(tmp);  // (the scratch files, arg spills and pages, are unlinked once created)
   SignalGuard signals(tmp);
   // Opens the temporary database: created here, and opened again once the pages are placed
   // into its file (ImportPages::Place).

@@ -436,23 +436,6 @@ int64_t CheckInput(const std::string& path) {
   }
 }
 
-class TempFileGuard {
- public:
-  explicit TempFileGuard(std::string path) : path_(std::move(path)) {}
-  ~TempFileGuard() {
-    if (!released_) {
-      std::error_code ec;
-      fs::remove(path_, ec);
-      fs::remove(path_ + "-journal", ec);
-    }
-  }
-  void Release() { released_ = true; }
-
- private:
-  std::string path_;
-  bool released_ = false;
-};
-
 std::string SqlText(const std::optional<std::string>& s) {
   if (!s) return "NULL";
   std::string out = "'";
@@ -492,7 +475,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
   }
   std::string tmp = (dir / fmt::format(".{}.tmp-{}", target.filename().string(), getpid())).string();
   fs::remove(tmp, ec);
-  TempFileGuard guard(tmp);
+  TempDbGuard guard(tmp);
 
   MergeState st;
   MergeSummary summary;

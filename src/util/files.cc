@@ -41,4 +41,9 @@ void CheckNewOutput(const std::string& out, bool force, const std::vector<std::s
   if (!force) Errorf("{}: exists (use --force to replace it)", out);
 }
 
+TempDbGuard::~TempDbGuard() {
+  if (released_) return;
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
+}
+
 }  // namespace tracesql
