@@ -15,12 +15,14 @@ with its own interners, then moved to the import's) must be the ones --jobs 1 gi
   the other traces gives;
 - two traces of one rank: a warning on stderr and an import_stats duplicate_rank row.
 """
-import json
 import os
 import sqlite3
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from flow_traces import write_flow_trace_pair  # noqa: E402
 
 tracesql, gen, real = sys.argv[1], sys.argv[2], sys.argv[3:]
 failures = []
@@ -79,19 +81,7 @@ with tempfile.TemporaryDirectory() as d:
     # Flow rows are ordered by interned (cat, id) at build time: two traces that meet the flow
     # categories and text ids in opposite orders give the second trace's flows another order when
     # built alone; moved to the import's ids, its rows must take the order --jobs 1 gives.
-    def flows_trace(name, cats, ids):
-        ev = []
-        for k, (cat, fid) in enumerate(zip(cats, ids)):
-            ts = 10 * k
-            ev += [{"ph": "X", "cat": "cpu_op", "name": "op%d" % k, "pid": 1, "tid": 1, "ts": ts, "dur": 5},
-                   {"ph": "X", "cat": "kernel", "name": "k%d" % k, "pid": 2, "tid": 7, "ts": ts + 6, "dur": 2},
-                   {"ph": "s", "cat": cat, "name": cat, "id": fid, "pid": 1, "tid": 1, "ts": ts + 1},
-                   {"ph": "f", "bp": "e", "cat": cat, "name": cat, "id": fid, "pid": 2, "tid": 7, "ts": ts + 6}]
-        with open(p(name), "w") as f:
-            json.dump({"traceEvents": ev}, f)
-        return p(name)
-    flows = [flows_trace("f1.json", ["zeta", "alpha", "zeta", "alpha"], ["q", "p", 3, 4]),
-             flows_trace("f2.json", ["alpha", "zeta", "alpha", "zeta"], ["p", "q", 4, 3])]
+    flows = write_flow_trace_pair(d)
     run(["import", "-q", "--jobs", "1"] + flows + ["-o", p("f_one.db")])
     run(["import", "-q", "--jobs", "2"] + flows + ["-o", p("f_two.db")])
     same_db(p("f_one.db"), p("f_two.db"), "flows met in another order")

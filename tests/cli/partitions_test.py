@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from flow_traces import write_flow_trace_pair  # noqa: E402
+
 tracesql, gen, real = sys.argv[1], sys.argv[2], sys.argv[3:]
 source_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 failures = []
@@ -112,20 +115,8 @@ with tempfile.TemporaryDirectory() as d:
           "merge of a several-trace database and a partition")
     c.close()
 
-    # Flows met in another order by the second trace (as in parallel_import_test.py).
-    def flows_trace(name, cats, ids):
-        ev = []
-        for k, (cat, fid) in enumerate(zip(cats, ids)):
-            ts = 10 * k
-            ev += [{"ph": "X", "cat": "cpu_op", "name": "op%d" % k, "pid": 1, "tid": 1, "ts": ts, "dur": 5},
-                   {"ph": "X", "cat": "kernel", "name": "k%d" % k, "pid": 2, "tid": 7, "ts": ts + 6, "dur": 2},
-                   {"ph": "s", "cat": cat, "name": cat, "id": fid, "pid": 1, "tid": 1, "ts": ts + 1},
-                   {"ph": "f", "bp": "e", "cat": cat, "name": cat, "id": fid, "pid": 2, "tid": 7, "ts": ts + 6}]
-        with open(p(name), "w") as f:
-            json.dump({"traceEvents": ev}, f)
-        return p(name)
-    flows = [flows_trace("f1.json", ["zeta", "alpha", "zeta", "alpha"], ["q", "p", 3, 4]),
-             flows_trace("f2.json", ["alpha", "zeta", "alpha", "zeta"], ["p", "q", 4, 3])]
+    # Flows met in another order by the second trace (tests/tools/flow_traces.py).
+    flows = write_flow_trace_pair(d)
     run(["import", "-q", "--partitioned"] + flows + ["-o", p("fjob")])
     run(["import", "-q"] + flows + ["-o", p("f_one.db")])
     run(["merge", "-q", p("fjob"), "-o", p("f_merged.db")])
