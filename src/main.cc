@@ -140,6 +140,9 @@ int main(int argc, char** argv) {
   AddOutputFlags(run, run_out);
   AddDbFlags(run, run_dbf);
   AddAttachFlags(run, run_dbf);
+  run->add_flag("--per-partition", run_dbf.per_partition,
+                "Run the query's per-partition SQL on one partition database (what `run DIR NAME` runs on each; "
+                "docs/scale.md)");
 
   // queries
   std::string show;
@@ -151,6 +154,9 @@ int main(int argc, char** argv) {
   lst->add_flag("--combining", show_combining,
                 "With --show: print the query's combining SQL instead (how its results over a partition directory "
                 "combine; docs/scale.md)");
+  lst->add_flag("--per-partition", list_dbf.per_partition,
+                "With --show: print the SQL each partition runs for the query (queries/combine/NAME.partial.sql, "
+                "else the query's own)");
   AddOutputFlags(lst, list_out);
   AddDbFlags(lst, list_dbf);
 

@@ -30,6 +30,7 @@ struct DbFlags {
   std::vector<std::string> attach;        // --attach [ALIAS=]PATH (repeatable; query, run, shell)
   std::string against;                    // --against PATH (query, run, shell)
   std::string combine;                    // --combine SQL (query over a partition directory)
+  bool per_partition = false;             // --per-partition (run, queries --show): a query's per-partition SQL
 };
 
 // Attaches each --attach [ALIAS=]PATH read-only (unnamed ones as b, c, d, ...), after the same checks as

@@ -25,6 +25,10 @@ int QueryJob(const std::string& dir, const std::string& sql, const std::string& 
 // directory, or the query's name) when it has none: a user query, or a bundled one without it.
 std::string CombiningSqlFor(const QueryFile& q, const std::string& where);
 
+// The SQL each partition runs for query q: queries/combine/NAME.partial.sql, or q's own text when
+// it has none. An error, as CombiningSqlFor's, when q does not combine.
+std::string PartitionSqlFor(const QueryFile& q, const std::string& where);
+
 // tracesql run DIR NAME: the query on each partition, combined by its queries/combine/NAME.sql;
 // an error naming the query when it has none. out: the format already resolved for the query.
 int RunJob(const std::string& dir, const QueryFile& q, const Params& params, const OutputFlags& out,

@@ -21,6 +21,12 @@ namespace tracesql {
 // none: its results do not combine over partitions yet.
 std::optional<std::string> CombiningSql(std::string_view name);
 
+// The per-partition query of bundled query `name` when it is not the query itself
+// (queries/combine/NAME.partial.sql), or nullopt: each partition runs the query's own SQL. A query
+// whose result cannot be combined from its own rows (a median over every rank, skew between ranks)
+// has one: it returns per-partition summaries the combining query joins.
+std::optional<std::string> PartialSql(std::string_view name);
+
 // Runs sql (its statements in order; the rows of the last one that returns columns are kept) on
 // each partition of dir in parts (indexes into dir.parts), `jobs` at a time (0: the cores), with
 // params bound, and fills the in-memory database memory with:

@@ -7,7 +7,8 @@
 
 A partitioned job is a directory that `tracesql import rank*.json.gz -o job/ --partitioned` wrote:
 one tracesql database per trace and manifest.json. Each partition's query runs on a Dask worker
-(`tracesql run PART.db NAME` with the worker's tracesql program), and the partial results are combined
+(`tracesql run PART.db NAME --per-partition` with the worker's tracesql program: the query, or the
+per-partition SQL it has when its rows alone do not combine), and the partial results are combined
 by the query's combining SQL (`tracesql queries --show NAME --combining`) in a SQLite database on
 the client, as `tracesql run job/ NAME` does on one machine: the same SQL, the same rows.
 """
@@ -59,11 +60,13 @@ def read_manifest(job: PathLike) -> List[Dict[str, Any]]:
 
 
 def run_partition(path: str, name: str, args: Sequence[str]) -> Tuple[List[str], List[Tuple[Any, ...]]]:
-    """Runs bundled query `name` on one partition database with the tracesql program of the machine
-    it runs on: the result's columns and rows. What a Dask worker runs for each partition."""
-    columns, rows = parse_json(_binary.call(["run", path, name, *args, "--format", "json"]))
+    """Runs the per-partition SQL of bundled query `name` on one partition database with the tracesql
+    program of the machine it runs on: the result's columns and rows. What a Dask worker runs for each
+    partition."""
+    command = ["run", path, name, "--per-partition", *args]
+    columns, rows = parse_json(_binary.call([*command, "--format", "json"]))
     if not rows:  # JSON has no column names without rows: ask for the CSV header
-        columns = parse_csv_header(_binary.call(["run", path, name, *args, "--format", "csv"]))
+        columns = parse_csv_header(_binary.call([*command, "--format", "csv"]))
     return columns, rows
 
 

@@ -13,6 +13,7 @@
 
 #include "tracesql/cli.h"
 #include "tracesql/cli_jobs.h"
+#include "tracesql/combine.h"
 #include "tracesql/partitions.h"
 #include "tracesql/error.h"
 #include "tracesql/params.h"
@@ -125,9 +126,19 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   OutputFlags query_out = out;  // no --format: the query's own ("-- format: folded"), if it names one
   if (query_out.format.empty()) query_out.format = q->format;
   ResolveOutput(query_out);
-  if (IsPartitionDir(db_path)) return RunJob(db_path, *q, params, query_out, dbf);
+  if (IsPartitionDir(db_path)) {
+    if (dbf.per_partition) Errorf("{}: --per-partition runs a query on one partition database, not a directory", db_path);
+    return RunJob(db_path, *q, params, query_out, dbf);
+  }
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
+  if (dbf.per_partition) {
+    std::optional<std::string> partial = PartialSql(q->name);
+    CombiningSqlFor(*q, q->name);
+    Execute(db, partial ? *partial : q->text,
+            SqlSource{partial ? "builtin:combine/" + q->name + ".partial" : q->Source(), 1}, params, query_out);
+    return 0;
+  }
   Execute(db, q->text, SqlSource{q->Source(), 1}, params, query_out);
   return 0;
 }
@@ -135,10 +146,14 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
 int Queries(const std::string& show, bool combining, const OutputFlags& out, const DbFlags& dbf) {
   std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
   if (combining && show.empty()) Errorf("--combining prints the combining SQL of the query --show names");
+  if (dbf.per_partition && show.empty()) Errorf("--per-partition prints the per-partition SQL of the query --show names");
+  if (combining && dbf.per_partition) Errorf("--combining and --per-partition: choose one");
   if (!show.empty()) {
     auto q = FindQuery(show, dirs);
     if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", show, DidYouMean(show, dirs));
-    std::string text = combining ? CombiningSqlFor(*q, q->name) : q->text;
+    std::string text = combining           ? CombiningSqlFor(*q, q->name)
+                       : dbf.per_partition ? PartitionSqlFor(*q, q->name)
+                                           : q->text;
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
     return 0;

@@ -88,15 +88,22 @@ std::string CombiningSqlFor(const QueryFile& q, const std::string& where) {
   return *combine;
 }
 
+std::string PartitionSqlFor(const QueryFile& q, const std::string& where) {
+  CombiningSqlFor(q, where);
+  return PartialSql(q.name).value_or(q.text);
+}
+
 int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
            const DbFlags& dbf) {
   NoAttach(dir_path, dbf);
   std::string combine = CombiningSqlFor(q, dir_path);
+  std::optional<std::string> partial = PartialSql(q.name);
   PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p);
-  return Combine(dir, parts, q.text, SqlSource{q.Source(), 1}, p, combine, SqlSource{"builtin:combine/" + q.name, 1},
-                 out);
+  SqlSource partial_source{partial ? "builtin:combine/" + q.name + ".partial" : q.Source(), 1};
+  return Combine(dir, parts, partial ? *partial : q.text, partial_source, p, combine,
+                 SqlSource{"builtin:combine/" + q.name, 1}, out);
 }
 
 }  // namespace tracesql::cli

@@ -93,12 +93,23 @@ std::string Quoted(std::string_view name) {
 
 }  // namespace
 
-std::optional<std::string> CombiningSql(std::string_view name) {
-  std::string path = fmt::format("queries/combine/{}.sql", name);
+namespace {
+
+std::optional<std::string> EmbeddedCombineFile(const std::string& path) {
   for (const EmbeddedFile& f : EmbeddedFilesUnder("queries/combine/")) {
     if (f.path == path) return std::string(f.text);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> CombiningSql(std::string_view name) {
+  return EmbeddedCombineFile(fmt::format("queries/combine/{}.sql", name));
+}
+
+std::optional<std::string> PartialSql(std::string_view name) {
+  return EmbeddedCombineFile(fmt::format("queries/combine/{}.partial.sql", name));
 }
 
 void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,

@@ -123,7 +123,8 @@ with tempfile.TemporaryDirectory() as d:
     same_tables(p("f_one.db"), p("f_merged.db"), "merge: flows met in another order")
 
     # Combinable queries: the same output over the partitions as over the one database.
-    combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine")))
+    combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine"))
+                        if not f.endswith(".partial.sql"))
     check(len(combinable) >= 20, "queries/combine holds the combinable queries: %s" % combinable)
     differ = []
     for name in combinable:
@@ -138,6 +139,18 @@ with tempfile.TemporaryDirectory() as d:
     check(not differ, "combinable queries give the one database's output: %s differ" % differ)
     if not differ:
         print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
+    # --per-partition: the SQL each partition runs (the query's own unless queries/combine/NAME.partial.sql).
+    part1 = os.path.join(p("job"), "part-00001.db")
+    for name in combinable:
+        partial = os.path.exists(os.path.join(source_dir, "queries", "combine", name + ".partial.sql"))
+        shown = run(["queries", "--show", name, "--per-partition"]).stdout
+        own = run(["queries", "--show", name]).stdout
+        check((shown != own) == partial, "queries --show %s --per-partition: its partial SQL exactly when it has one" % name)
+        if not partial and name in ("steps", "top_kernels"):
+            check(run(["run", part1, name, "--per-partition", "--format", "csv"]).stdout
+                  == run(["run", part1, name, "--format", "csv"]).stdout, "run %s --per-partition: the query itself" % name)
+    r = run(["run", p("job"), "steps", "--per-partition"], expect=1)
+    check(one_error_line(r, "job", "--per-partition"), "--per-partition on a directory is refused: %r" % r.stderr)
     r = run(["run", p("job"), "collectives"], expect=1)
     check(one_error_line(r, "collectives", "does not combine", "merge"), "a query without combining SQL is refused: %r" % r.stderr)
     per_trace = "SELECT trace_id, count(*) AS n, sum(dur) AS d FROM events GROUP BY trace_id ORDER BY trace_id"
