@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds tracesql with warnings as errors (installing missing Debian packages first) and runs every
 # test: unit tests, golden diff tests, CLI tests, the checks on the real traces in ../shared/traces,
-# the fuzz regressions and the reliability tests (hostile values, truncation, faults, concurrency).
+# the fuzz regressions, the reliability tests (hostile values, truncation, faults, concurrency), and
+# the Python wheel around build-test/portable/tracesql, checked for glibc 2.28 (python.glibc; the
+# portable program is a second link of the same objects, cmake/Portable.cmake, not a second build).
 #
 # Then the suite runs again in a second build directory under AddressSanitizer and
 # UndefinedBehaviorSanitizer (clang when installed, else gcc), where any sanitizer report fails the
