@@ -2,7 +2,7 @@
 
 The program is taken from $TRACESQL_BINARY (default: ../build/tracesql, what
 scripts/build-release.sh writes) and lands in the wheel as tracesql/_bin/tracesql. Shared libraries
-it loads from its own directory (RPATH $ORIGIN, as a TRACESQL_STATIC=ON build links simdjson) are
+it loads from its own directory (RPATH $ORIGIN, as build/portable/tracesql loads simdjson) are
 named in $TRACESQL_BUNDLE_LIBS (separated by ':') and land next to it.
 
 The wheel's platform tag is computed from the program, not assumed (wheel_tag.py): manylinux_2_N

@@ -184,7 +184,8 @@ void WriteCriticalPaths(Db& db, const fs::path& file) {
   }
 }
 
-// Runs every bundled query with its defaults on each trace: no query may fail.
+// Runs every bundled query with its defaults on each trace (or database of one trace, a .db, read as
+// it is): no query may fail.
 int SmokeAll(const std::vector<std::string>& traces) {
   int rc = 0;
   std::vector<std::string> names;
@@ -195,12 +196,15 @@ int SmokeAll(const std::vector<std::string>& traces) {
   for (const auto& t : traces) {
     char tmpl[] = "/tmp/tq_smoke_XXXXXX";
     if (!mkdtemp(tmpl)) return 1;
-    fs::path db_path = fs::path(tmpl) / "t.db";
+    const bool given_db = fs::path(t).extension() == ".db";
+    fs::path db_path = given_db ? fs::path(t) : fs::path(tmpl) / "t.db";
     try {
-      ImportOptions opt;
-      opt.warn = [](const std::string&) {};
-      ImportTraces({t}, db_path.string(), opt);
-      Db db = Db::Open(db_path.string(), false);
+      if (!given_db) {
+        ImportOptions opt;
+        opt.warn = [](const std::string&) {};
+        ImportTraces({t}, db_path.string(), opt);
+      }
+      Db db = Db::Open(db_path.string(), false, /*read_only=*/given_db);
       for (const auto& n : names) {
         BundledQuery q = LoadBundled(n);
         try {

@@ -1,4 +1,4 @@
-// Linked into the program only by a TRACESQL_STATIC=ON build (the Python wheel's, docs/python.md):
+// Linked only into build/portable/tracesql (cmake/Portable.cmake, the Python wheel's, docs/python.md):
 // lets a program built against glibc 2.36 (Debian 12) run on glibc 2.28 (RHEL 8) and later.
 //
 // A program records, for each glibc function it calls, the symbol version it was linked against: the
@@ -6,7 +6,7 @@
 // (__libc_start_main, and the pthread and dl functions moved into libc, in 2.34; stat in 2.33; exp,
 // log and pow in 2.29), and the static libstdc++ and libbsd call three functions glibc 2.28 lacks. The
 // linker sends every call of such a function to __wrap_NAME here (-Wl,--wrap=NAME, see
-// CMakeLists.txt), which calls the version glibc 2.28 already had (still present in newer glibc for
+// cmake/Portable.cmake), which calls the version glibc 2.28 already had (still present in newer glibc for
 // old programs); the two missing ones are written in terms of older calls. tests/python/check_glibc.sh
 // checks with objdump that no version above GLIBC_2.28 is left.
 #include <dlfcn.h>

@@ -4,7 +4,7 @@
 Usage: advise_test.py --tracesql BIN GROUP [ARGS...]
   case RULE        cases/RULE/trigger*.json: `advise --rule RULE` prints exactly cases/RULE/expected.csv;
                    cases/RULE/quiet*.json (a close case): no finding. --update rewrites expected.csv.
-  real TRACE...    every rule runs without error on each trace (--all lists every rule)
+  real TRACE|DB... every rule runs without error on each trace (--all lists every rule)
   shadow           a user rule in $XDG_CONFIG_HOME/tracesql/rules (and --rules-dir) replaces the bundled one
   malformed        a rule with the wrong columns, a bad uses line or a syntax error: an error naming the file
   cli              ranking, --all, --list, -p, unknown rule or parameter, a trace as input, exit status
@@ -84,7 +84,8 @@ def group_real(ctx, traces):
     rules = [r[0] for r in csv.reader(io.StringIO(ctx.run('advise', '--list', '--format', 'csv').stdout))][1:]
     check(len(rules) >= 11, f'only {len(rules)} rules')
     for t in traces:
-        p = ctx.run('advise', ctx.db('real', [t]), '--all', '--format', 'csv', ok=False)
+        db = t if t.endswith('.db') else ctx.db('real', [t])  # a .db: one trace's database, read as it is
+        p = ctx.run('advise', db, '--all', '--format', 'csv', ok=False)
         check(p.returncode == 0, f'{t}: exit {p.returncode}: {p.stderr.strip()}')
         parts = p.stdout.split('\n\n')
         check(len(parts) == 2, f'{t}: expected the findings and the rules run')

@@ -12,8 +12,8 @@ foreach(group shadow malformed cli shell)
   add_test(NAME advise.${group} COMMAND ${TQ_ADVISE_TEST} ${group})
 endforeach()
 # Every rule on every real trace (../shared/traces, tests/data/traces), without error.
-add_test(NAME advise.real COMMAND ${TQ_ADVISE_TEST} real ${TQ_REAL_TRACES})
-set_tests_properties(advise.real PROPERTIES TIMEOUT 600)
+add_test(NAME advise.real COMMAND ${TQ_ADVISE_TEST} real ${TQ_REAL_DBS})
+set_tests_properties(advise.real PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED tq_real_dbs)
 # Every rule has its cases.
 file(GLOB TQ_ADVISE_RULES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*.sql)
 foreach(rule_file IN LISTS TQ_ADVISE_RULES)

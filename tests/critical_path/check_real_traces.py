@@ -5,7 +5,7 @@
 length is the window's), that its pieces are charged to events of the trace, that every bound_by and
 edge_kind is one of the documented ones, and that critical_path_summary's shares add up to 100 %.
 
-usage: check_real_traces.py TRACESQL TRACE..."""
+usage: check_real_traces.py TRACESQL TRACE|DB...  (a .db: a database of one trace, read as it is)"""
 import pathlib
 import sqlite3
 import subprocess
@@ -24,8 +24,11 @@ def run(args):
 
 def check(tracesql, trace, work):
     problems = []
-    db_path = str(work / (pathlib.Path(trace).name + ".db"))
-    run([tracesql, "import", "-q", trace, "-o", db_path])
+    if trace.endswith(".db"):
+        db_path = trace
+    else:
+        db_path = str(work / (pathlib.Path(trace).name + ".db"))
+        run([tracesql, "import", "-q", trace, "-o", db_path])
     db = sqlite3.connect(db_path)
     windows = db.execute("SELECT step, w_ts, w_end FROM step_windows WHERE trace_id = 1 AND w_end > w_ts "
                          "ORDER BY step").fetchall()

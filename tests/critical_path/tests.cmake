@@ -6,4 +6,5 @@ add_test(NAME critical_path.cli
                  ${CMAKE_CURRENT_LIST_DIR}/../golden/cp_gpu_bound/trace1.json)
 add_test(NAME critical_path.real
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_real_traces.py $<TARGET_FILE:tracesql>
-                 ${TQ_REAL_TRACES})
+                 ${TQ_REAL_DBS})
+set_tests_properties(critical_path.real PROPERTIES FIXTURES_REQUIRED tq_real_dbs)

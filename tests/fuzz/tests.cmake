@@ -15,9 +15,11 @@ set(TQ_FUZZ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 add_executable(tq_fuzz_replay ${TQ_FUZZ_DIR}/fuzz_import.cc ${TQ_FUZZ_DIR}/replay_main.cc)
 target_compile_definitions(tq_fuzz_replay PRIVATE TQ_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 target_link_libraries(tq_fuzz_replay PRIVATE tracesql_core simdjson::simdjson ZLIB::ZLIB tq_warnings tq_options)
-add_test(NAME fuzz.replay
-         COMMAND tq_fuzz_replay ${TQ_FUZZ_DIR}/regressions ${TQ_FUZZ_DIR}/corpus ${CMAKE_CURRENT_SOURCE_DIR}/golden)
-# The seeds cut from the real traces in ../shared/traces, through the same checks.
+# The regressions and the hand-written corpus. The golden fixtures' traces are seeds (make_seeds.py),
+# replayed once, by fuzz.replay_real_seeds.
+add_test(NAME fuzz.replay COMMAND tq_fuzz_replay ${TQ_FUZZ_DIR}/regressions ${TQ_FUZZ_DIR}/corpus)
+# The seeds (make_seeds.py): every golden fixture's trace and windows cut from the real traces in
+# ../shared/traces, through the same checks.
 add_test(NAME fuzz.replay_real_seeds
          COMMAND bash ${TQ_FUZZ_DIR}/run_fuzz.sh --replay $<TARGET_FILE:tq_fuzz_replay> ${CMAKE_CURRENT_BINARY_DIR}/fuzz-replay-seeds)
 set_tests_properties(fuzz.replay fuzz.replay_real_seeds PROPERTIES TIMEOUT 600)

@@ -11,18 +11,23 @@ if(NOT TQ_SYSTEM_PYTHON)
   set(TQ_SYSTEM_PYTHON ${Python3_EXECUTABLE})
 endif()
 set(TQ_PY_WORK ${CMAKE_CURRENT_BINARY_DIR}/python)
+# The wheel carries the portable program (cmake/Portable.cmake) where the build links one, with the
+# libsimdjson it loads from its own directory; python.glibc then checks that wheel for glibc 2.28.
+if(TARGET tracesql_portable)
+  set(tq_wheel_program $<TARGET_FILE:tracesql_portable>)
+else()
+  set(tq_wheel_program $<TARGET_FILE:tracesql>)
+endif()
 add_test(NAME python.wheel
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/build_wheel.sh $<TARGET_FILE:tracesql>
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/build_wheel.sh ${tq_wheel_program}
                  ${PROJECT_SOURCE_DIR}/python ${TQ_PY_WORK} ${TQ_SYSTEM_PYTHON})
 set_tests_properties(python.wheel PROPERTIES FIXTURES_SETUP python_venv TIMEOUT 300)
-if(TRACESQL_STATIC)
-  # The portable program (docs/python.md): the wheel carries libsimdjson next to it, and nothing it
-  # needs is newer than glibc 2.28. CI's build is not static (a second full build): this runs where
-  # a TRACESQL_STATIC=ON build runs its tests.
+if(TARGET tracesql_portable)
   set_property(TEST python.wheel PROPERTY ENVIRONMENT "TRACESQL_BUNDLE_LIBS=$<TARGET_SONAME_FILE:simdjson::simdjson>")
   add_test(NAME python.glibc
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/check_glibc.sh ${PROJECT_SOURCE_DIR}/python/wheel_tag.py
-                   $<TARGET_FILE:tracesql> $<TARGET_SONAME_FILE:simdjson::simdjson>)
+                   ${TQ_PY_WORK}/dist)
+  set_tests_properties(python.glibc PROPERTIES FIXTURES_REQUIRED python_venv)
 endif()
 # pytest and pandas come from Debian (python3-pytest, python3-pandas; scripts/install-deps.sh).
 add_test(NAME python.api COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv

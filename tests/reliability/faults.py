@@ -244,12 +244,17 @@ class Faults:
             self.clean(what)
             self.c.count('input faults')
 
-    def fifo_writer(self, fifo, data, hold=0.0):
+    def fifo_writer(self, fifo, data, hold=0.0, release=None):
+        """Writes data into the pipe, then keeps it open for hold seconds, or until release (a
+        threading.Event) is set, so that the reader blocks in read() instead of seeing the end."""
         def write():
             with open(fifo, 'wb') as f:
                 f.write(data)
                 f.flush()
-                time.sleep(hold)
+                if release is not None:
+                    release.wait(hold)
+                else:
+                    time.sleep(hold)
         t = threading.Thread(target=write)
         t.start()
         return t
@@ -300,7 +305,8 @@ class Faults:
         fifo = os.path.join(self.work, 'stall.json')
         os.mkfifo(fifo)
         raw = open(big, 'rb').read()
-        writer = self.fifo_writer(fifo, raw[:len(raw) // 3], hold=30)
+        release = threading.Event()
+        writer = self.fifo_writer(fifo, raw[:len(raw) // 3], hold=30, release=release)
         p = subprocess.Popen([self.tq, 'import', '-q', '--force', fifo, '-o', self.keep], stderr=subprocess.PIPE)
         time.sleep(1.0 + full / 3)
         t1 = time.time()
@@ -315,6 +321,7 @@ class Faults:
             p.communicate()
             self.c.ok(False, 'SIGINT while the input pipe stalls: the import hangs')
         self.c.count('signals sent')
+        release.set()  # the import has ended: the writer need not hold the pipe for the rest of the 30 s
         writer.join()
         os.remove(fifo)
 
