@@ -48,45 +48,15 @@
 -- is at least the device's ridge point (peak FLOP/s / peak bytes/s), else 'memory'.
 -- 'op' rows add up the shapes: pct_peak = 100 x (sum of each shape's ideal time at peak) / gpu_time.
 WITH
--- The modelled ops (view op_models, which op_costs reads): GEMMs, convolutions, attention.
-models AS MATERIALIZED (
-  SELECT name, uses_concrete FROM op_models
-  WHERE category IN ('GEMM', 'conv', 'attention') AND family <> 'none'
-),
--- The innermost modelled CPU ops (no modelled op nested inside) and their GPU ops: those whose
--- launch call lies inside the op on its thread (op_kernel_links, by its (launch_thread_id,
--- launch_ts) index; no names needed). One row per op, read in id order (so the grouping needs no
--- sort). 'Concrete Inputs' is read only for the models that use it (convolutions, attention); the
--- shape is the integer input_shape_id, its text (2020-21 traces: 'Input dims') is looked up once
--- per group below. (The models are joined per group, not per op.)
+-- The innermost modelled CPU ops (no modelled op nested inside) with the GPU ops launched in their
+-- subtree: table matrix_ops, computed at import (its view is the definition). 'Concrete Inputs' is
+-- there only for the models that use it (convolutions, attention); the shape is the integer
+-- input_shape_id, its text (2020-21 traces: 'Input dims') is looked up once per group below. (The
+-- models are joined per group, not per op.)
 op_rows AS (
-  SELECT
-    o.id, o.trace_id, o.name, o.input_shape_id,
-    CASE WHEN o.name IN (SELECT name FROM models WHERE uses_concrete)
-      THEN (SELECT o.arg_values -> k.path FROM arg_keys AS k
-             WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs')
-    END AS concrete,
-    coalesce(sum(g.gpu_dur), 0) AS gpu_time,
-    count(g.gpu_event_id) AS gpu_ops,
-    min(g.device) AS device
-  -- the CPU ops (the cpu_ops view, spelled out: read per trace in id order, grouping needs no sort)
-  FROM event_ranges AS r
-  JOIN events AS o ON o.id BETWEEN r.first_id AND r.last_id
-  LEFT JOIN op_kernel_links AS g
-    ON g.launch_thread_id = o.thread_id AND g.launch_ts >= o.ts AND g.launch_ts <= o.ts + o.dur
-  WHERE r.kind = 'cpu_op' AND o.name IN (SELECT name FROM models)
-    AND o.cat IN ('cpu_op', 'Operator')
-    AND (:trace_id IS NULL OR r.trace_id = :trace_id)
-    AND NOT EXISTS (
-      SELECT 1 FROM events AS d
-      WHERE d.thread_id = o.thread_id
-        AND d.ts >= o.ts AND d.ts < o.ts + o.dur
-        AND d.id BETWEEN r.first_id AND r.last_id  -- a CPU op: tested in the index, before the row
-        AND d.depth > o.depth
-        AND d.name IN (SELECT name FROM models)
-        AND d.ts + d.dur <= o.ts + o.dur
-        AND d.cat IN ('cpu_op', 'Operator'))
-  GROUP BY r.trace_id, o.id
+  SELECT op_event_id AS id, trace_id, name, input_shape_id, concrete, gpu_time, gpu_ops, device
+  FROM matrix_ops
+  WHERE :trace_id IS NULL OR trace_id = :trace_id
 ),
 -- One row per distinct shape (per trace and device), with one of its ops (rep): first per
 -- integer shape id, then per shape text (input_shapes.input_dims: 'Input Dims').

@@ -4,7 +4,7 @@
 -- param :by module {module|op} — 'module': one row per recomputed module (the outermost nn.Module frame between the backward op and the ops), ops outside any module frame by op name; 'op': one row per top-level recomputed op name
 -- param :limit 50 (integer) — number of rows
 --
--- A recomputed op is a CPU op that
+-- A recomputed op (a row of the table recomputed_ops) is a CPU op that
 --   * carries a Sequence number with Fwd thread id 0 (or none): the profiler numbers an op only
 --     while grad mode is on, and gives backward ops the id of their forward thread (1, 2, ...),
 --     so this is a forward op recorded with grad enabled, and
@@ -29,20 +29,10 @@
 -- min-cut partitioner, selective checkpointing inside a CompiledFunctionBackward), traces without
 -- Sequence numbers (the 2020 TensorBoard-plugin trace). Also counted: ops that a backward hook or
 -- a double-backward pass (create_graph=True) runs with grad enabled.
-WITH numbered AS MATERIALIZED (     -- every numbered CPU op: one scan of cpu_ops, integers only
-  SELECT id, top_cpu_op_id AS top,
-         (coalesce(fwd_thread_id, 0) > 0
-          OR name LIKE 'autograd::engine::evaluate_function: %'
-          OR (name GLOB '*Backward*' AND name NOT GLOB 'aten::*')) AS is_backward
-  FROM cpu_ops
-  WHERE seq_num IS NOT NULL
-    AND (:trace_id IS NULL OR trace_id = :trace_id)
-),
-recomputed AS MATERIALIZED (        -- forward ops whose outermost op is a backward op
+WITH recomputed AS MATERIALIZED (  -- the recomputed ops: table recomputed_ops, computed at import
   SELECT e.id, e.trace_id, e.thread_id, e.name, e.ts, e.dur, e.parent_id
-  FROM numbered AS n JOIN events AS e ON e.id = n.id
-  WHERE NOT n.is_backward
-    AND n.top IN (SELECT id FROM numbered WHERE is_backward AND top = id)
+  FROM recomputed_ops AS r JOIN events AS e ON e.id = r.op_event_id
+  WHERE :trace_id IS NULL OR r.trace_id = :trace_id
 ),
 ordered AS (                        -- nested ops follow their parent: ts, longer first
   SELECT r.*,

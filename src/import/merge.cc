@@ -107,6 +107,8 @@ const std::vector<TableRule> kRules = {
       {"next_launch_event_id", Id::kEvent}, {"host_event_id", Id::kEvent}}},
     {"stream_idle_gaps", {{"trace_id", Id::kTrace}, {"prev_event_id", Id::kEvent}, {"next_event_id", Id::kEvent}}},
     {"autograd_pairs", {{"trace_id", Id::kTrace}, {"fwd_event_id", Id::kEvent}, {"bwd_event_id", Id::kEvent}}},
+    {"matrix_ops", {{"op_event_id", Id::kEvent}, {"trace_id", Id::kTrace}, {"input_shape_id", Id::kInputShape}}},
+    {"recomputed_ops", {{"op_event_id", Id::kEvent}, {"trace_id", Id::kTrace}, {"backward_event_id", Id::kEvent}}},
 };
 
 // Tables merged by their own code: interned ones (written once, at the end), import_stats (the
