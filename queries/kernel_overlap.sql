@@ -25,12 +25,15 @@ combos AS (
   WHERE :trace_id IS NULL OR trace_id = :trace_id
   GROUP BY trace_id, device, name_ids
 ),
--- each set's names with their class
+-- each set's names with their class (CROSS JOIN: each set's list parsed once, its names' classes
+-- looked up; the planner otherwise parsed every list once per class row)
 members AS (
   SELECT b.trace_id, b.device, b.dur, instr(b.name_ids, ',') > 0 AS concurrent,
          CAST(j.value AS INTEGER) AS name_id, c.class
-  FROM combos AS b, json_each('[' || b.name_ids || ']') AS j
-  JOIN classes AS c ON c.name_id = CAST(j.value AS INTEGER)
+  FROM combos AS b
+  CROSS JOIN json_each('[' || b.name_ids || ']') AS j
+  CROSS JOIN classes AS c
+  WHERE c.name_id = CAST(j.value AS INTEGER)
 )
 SELECT
   trace_id,

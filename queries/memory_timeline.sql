@@ -21,7 +21,7 @@
 -- *_max = the largest value in the bucket.
 -- op_name: the innermost CPU op running when the event (per bucket: the one reaching
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
-WITH
+WITH RECURSIVE
 -- The devices in scope, from memory_devices (their span and size without a pass over the events):
 -- how many buckets (0: one row per event) and k, a number for each in output order.
 dev AS MATERIALIZED (
@@ -36,94 +36,83 @@ dev AS MATERIALIZED (
   WHERE (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
 ),
--- allocated: Total Allocated, or (events without it) the running sum of the Bytes of the device's
--- events without it (a window's pass, about a microsecond per row, only over those: most traces
--- have none).
--- The events of the bucketed devices with key = the device's k * nb + bucket index 0..nb-1 (the
--- last event falls in bucket nb-1).
-keyed AS MATERIALIZED (
-  SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated AS allocated, m.total_reserved,
-         'trace' AS source, d.k,
-         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (m.ts - d.t0) * d.nb / (d.t1 - d.t0)
-                                              ELSE 0 END) AS key
-  FROM memory_events AS m             -- the events scanned once (not at all when no device is
-  CROSS JOIN dev AS d                 -- bucketed: the constant test first), the device looked up
-  WHERE (SELECT max(nb) FROM dev) > 0
-    AND d.nb > 0 AND m.total_allocated IS NOT NULL
-    AND d.trace_id = m.trace_id AND d.device_type IS m.device_type AND d.device_id IS m.device_id
+n(j) AS (                             -- 0 .. the most buckets of a device - 1
+  SELECT 0
   UNION ALL
-  SELECT a.id, a.ts, a.cpu_op_id, a.bytes, a.allocated, a.total_reserved, 'cumulative', d.k,
-         d.k * d.nb + min(d.nb - 1, CASE WHEN d.t1 > d.t0 THEN (a.ts - d.t0) * d.nb / (d.t1 - d.t0)
-                                              ELSE 0 END)
-  FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_reserved, d.k,
-               sum(m.bytes) OVER (PARTITION BY d.k ORDER BY m.ts, m.id ROWS UNBOUNDED PRECEDING)
-                 AS allocated
-        FROM memory_events AS m         -- (the same for the events without a total, when a
-        CROSS JOIN dev AS d             -- bucketed device has some)
-        WHERE (SELECT max(nb) FROM dev WHERE without_total > 0) > 0
-          AND d.nb > 0 AND d.without_total > 0 AND m.total_allocated IS NULL
-          AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
-          AND d.device_id IS m.device_id) AS a
-  JOIN dev AS d ON d.k = a.k
+  SELECT j + 1 FROM n WHERE j + 1 < (SELECT max(nb) FROM dev)
 ),
+-- Bucket j of a bucketed device holds the events with (ts - t0) * nb / (t1 - t0) = j (the last
+-- event in bucket nb - 1): the ts in [lo, hi).
+buckets AS (
+  SELECT d.k, d.trace_id, d.device_type, d.device_id, d.nb, d.without_total, n.j,
+         d.t0 + (n.j * (d.t1 - d.t0) + d.nb - 1) / d.nb AS lo,
+         CASE WHEN n.j = d.nb - 1 THEN d.t1 + 1
+              ELSE d.t0 + ((n.j + 1) * (d.t1 - d.t0) + d.nb - 1) / d.nb END AS hi
+  FROM dev AS d
+  CROSS JOIN n
+  WHERE d.nb > 0 AND n.j < d.nb
+),
+-- Each bucket's events read in memory_levels' index (trace, device, ts, id): a range scan per
+-- aggregate, in time order, instead of a pass over every event and a sort by bucket.
 per_bucket AS MATERIALIZED (
-  SELECT key, k, count(*) AS events, sum(bytes) AS bytes,
-         max(allocated) AS allocated_max, max(total_reserved) AS reserved_max,
-         max(ts) AS last_ts, min(source) AS source
-  FROM keyed
-  GROUP BY key, k                     -- (k: the device, one per key)
-),
-cand AS (                             -- the events that may be a bucket's last or its first maximum
-  SELECT b.key, b.id, b.ts, b.allocated, b.total_reserved, b.cpu_op_id,
-         b.ts = p.last_ts AS is_last, b.allocated = p.allocated_max AS is_max
-  FROM keyed AS b
-  CROSS JOIN per_bucket AS p          -- CROSS JOIN: scan the events once, look their bucket up
-  WHERE p.key = b.key AND (b.ts = p.last_ts OR b.allocated = p.allocated_max)
-),
-last AS (                             -- the bucket's last event (latest ts, then highest id): max(id)
-  SELECT key, max(id) AS id,          -- picks the row's other columns
-         allocated, total_reserved
-  FROM cand WHERE is_last
-  GROUP BY key
-),
-first_max AS (                        -- the earliest event at the bucket's maximum (ts, then id;
-  SELECT key,                         -- zero-padded 'ts-id': min() picks its row)
-         min(printf('%020d-%020d', ts, id)) AS tsid, cpu_op_id
-  FROM cand WHERE is_max
-  GROUP BY key
+  SELECT b.*,
+    (SELECT count(*) FROM memory_levels AS m
+     WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
+       AND m.ts >= b.lo AND m.ts < b.hi) AS events,
+    (SELECT sum(m.bytes) FROM memory_levels AS m
+     WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
+       AND m.ts >= b.lo AND m.ts < b.hi) AS bytes,
+    (SELECT max(m.allocated) FROM memory_levels AS m
+     WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
+       AND m.ts >= b.lo AND m.ts < b.hi) AS allocated_max,
+    (SELECT max(m.total_reserved) FROM memory_levels AS m
+     WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
+       AND m.ts >= b.lo AND m.ts < b.hi) AS reserved_max
+  FROM buckets AS b
 ),
 rows AS (
   -- One row per event; end_ts = the device's next event (NULL at the last).
   SELECT
-    d.trace_id, d.device_type, d.device_id, e.ts, e.next_ts AS end_ts, 1 AS events, e.bytes,
-    e.allocated, e.allocated AS allocated_max, e.total_reserved AS reserved,
-    e.total_reserved AS reserved_max, e.cpu_op_id AS op_id, e.source, e.id AS sort_id
-  FROM (SELECT id, ts, cpu_op_id, bytes, total_reserved, k,
-               CASE WHEN total_allocated IS NOT NULL THEN total_allocated
-                    ELSE sum(bytes) FILTER (WHERE total_allocated IS NULL) OVER w END AS allocated,
-               CASE WHEN total_allocated IS NOT NULL THEN 'trace' ELSE 'cumulative' END AS source,
-               lead(ts) OVER w AS next_ts
-        FROM (SELECT m.id, m.ts, m.cpu_op_id, m.bytes, m.total_allocated, m.total_reserved, d.k
-              FROM memory_events AS m   -- the events scanned once (not at all when every device
-              CROSS JOIN dev AS d       -- is bucketed: the constant test first)
-              WHERE (SELECT min(nb) FROM dev) = 0
-                AND d.nb = 0
-                AND d.trace_id = m.trace_id AND d.device_type IS m.device_type
-                AND d.device_id IS m.device_id)
-        WINDOW w AS (PARTITION BY k ORDER BY ts, id ROWS UNBOUNDED PRECEDING)) AS e
-  JOIN dev AS d ON d.k = e.k
+    d.trace_id, d.device_type, d.device_id, m.ts, lead(m.ts) OVER w AS end_ts, 1 AS events, m.bytes,
+    m.allocated, m.allocated AS allocated_max, m.total_reserved AS reserved,
+    m.total_reserved AS reserved_max, m.cpu_op_id AS op_id,
+    CASE WHEN m.cumulative THEN 'cumulative' ELSE 'trace' END AS source, m.id AS sort_id
+  FROM dev AS d
+  CROSS JOIN memory_levels AS m       -- (the devices' events by the index, none when every device
+  WHERE d.nb = 0                      -- is bucketed)
+    AND m.trace_id = d.trace_id AND m.device_type IS d.device_type AND m.device_id IS d.device_id
+  WINDOW w AS (PARTITION BY d.k ORDER BY m.ts, m.id)
   UNION ALL
-  -- One row per non-empty bucket.
+  -- One row per non-empty bucket: allocated / reserved after its last event (latest ts, then
+  -- highest id), op_id at the first event (ts, then id) reaching allocated_max.
   SELECT
-    d.trace_id, d.device_type, d.device_id,
-    d.t0 + (m.key - d.k * d.nb) * (d.t1 - d.t0) / d.nb,
-    d.t0 + (m.key - d.k * d.nb + 1) * (d.t1 - d.t0) / d.nb,
-    m.events, m.bytes, l.allocated, m.allocated_max, l.total_reserved, m.reserved_max,
-    f.cpu_op_id, m.source, m.key
-  FROM per_bucket AS m
-  JOIN dev AS d ON d.k = m.k          -- (by the device number: a lookup, not a loop over devices)
-  JOIN last AS l ON l.key = m.key
-  LEFT JOIN first_max AS f ON f.key = m.key
+    p.trace_id, p.device_type, p.device_id,
+    d.t0 + p.j * (d.t1 - d.t0) / d.nb,
+    d.t0 + (p.j + 1) * (d.t1 - d.t0) / d.nb,
+    p.events, p.bytes,
+    (SELECT m.allocated FROM memory_levels AS m
+     WHERE m.trace_id = p.trace_id AND m.device_type IS p.device_type AND m.device_id IS p.device_id
+       AND m.ts >= p.lo AND m.ts < p.hi
+     ORDER BY m.ts DESC, m.id DESC LIMIT 1),
+    p.allocated_max,
+    (SELECT m.total_reserved FROM memory_levels AS m
+     WHERE m.trace_id = p.trace_id AND m.device_type IS p.device_type AND m.device_id IS p.device_id
+       AND m.ts >= p.lo AND m.ts < p.hi
+     ORDER BY m.ts DESC, m.id DESC LIMIT 1),
+    p.reserved_max,
+    (SELECT m.cpu_op_id FROM memory_levels AS m
+     WHERE m.trace_id = p.trace_id AND m.device_type IS p.device_type AND m.device_id IS p.device_id
+       AND m.ts >= p.lo AND m.ts < p.hi AND m.allocated = p.allocated_max
+     ORDER BY m.ts, m.id LIMIT 1),
+    CASE WHEN p.without_total > 0 AND EXISTS (
+           SELECT 1 FROM memory_levels AS m
+           WHERE m.trace_id = p.trace_id AND m.device_type IS p.device_type
+             AND m.device_id IS p.device_id AND m.ts >= p.lo AND m.ts < p.hi AND m.cumulative)
+         THEN 'cumulative' ELSE 'trace' END,
+    p.k * p.nb + p.j
+  FROM per_bucket AS p
+  JOIN dev AS d ON d.k = p.k
+  WHERE p.events > 0
 )
 -- A device's rows are all per event or all per bucket.
 SELECT r.trace_id, r.device_type, r.device_id, r.ts, r.end_ts,

@@ -1,5 +1,5 @@
 // The analysis tables the importer fills itself (sql/views/*.sql files marked "-- @computed"):
-// gpu_op_names, memory_devices, op_kernel_links, steps, gpu_segments, stream_idle_gaps, stream_queue,
+// gpu_op_names, memory_devices, memory_levels, op_kernel_links, steps, gpu_segments, stream_idle_gaps, stream_queue,
 // idle_gaps, and autograd_pairs for traces linked by fwdbwd flows. Their SQL is the definition: the rows
 // written here are the rows that SELECT returns (tests/tools/verify_views.py checks it on every real
 // trace; --no-materialize keeps the SQL as views where it can). Computing them from the builder's
@@ -42,7 +42,8 @@ bool Gt(int64_t a, int64_t b) { return a != kNull && b != kNull && a > b; }
 
 std::vector<const char*> ComputedTables::Tables() const {
   std::vector<const char*> names;
-  for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {op_kernel_links, "op_kernel_links"}, {op_gpu_totals, "op_gpu_totals"},
+  for (auto [on, table] : {std::pair{memory_devices, "memory_devices"}, {memory_levels, "memory_levels"},
+                           {op_kernel_links, "op_kernel_links"}, {op_gpu_totals, "op_gpu_totals"},
                            {idle_gaps, "idle_gaps"}, {stream_idle_gaps, "stream_idle_gaps"},
                            {autograd_pairs, "autograd_pairs"}, {gpu_segments, "gpu_segments"}, {steps, "steps"},
                            {stream_queue, "stream_queue"}}) {
@@ -112,9 +113,10 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
 
   // memory_devices: per (device_type, device_id) of the [memory] events (the kind is exactly the
   // memory_events view's filter), their count, span, peak and start and end levels, in the GROUP
-  // BY's order. Left to the SQL when an event lacks an integer device or total: the view then reads
-  // the arg's own text (and a missing 'Total Allocated' makes the level a running sum).
-  if (w.memory_devices && trace.kind_count[kKindMemory] > 0) {
+  // BY's order; memory_levels: one row per event. Left to the SQL when an event lacks an integer
+  // device or total (memory_levels: or 'Bytes'): the view then reads the arg's own text (and a
+  // missing 'Total Allocated' makes the level a running sum).
+  if ((w.memory_devices || w.memory_levels) && trace.kind_count[kKindMemory] > 0) {
     // (ts, id) as SQL's ORDER BY ts, id compares them: a NULL ts first.
     using Key = std::pair<int64_t, int64_t>;
     auto key = [](int64_t ts, int64_t event_id) {
@@ -128,7 +130,7 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
       int64_t last_id = 0, last_level = kNull;    // the highest id at the last ts, its level
     };
     std::map<std::pair<int64_t, int64_t>, Device> devices;
-    bool exact = true;
+    bool exact = true, bytes_exact = true;
     for (uint32_t i = 0; i < trace.events.size(); ++i) {
       const EventRec& e = trace.events[i];
       if (e.kind != kKindMemory) continue;
@@ -136,6 +138,7 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
       int64_t level = trace.PromotedValue(e, kTotalAllocated), reserved = trace.PromotedValue(e, kTotalReserved);
       exact = type != kNull && dev != kNull && level != kNull && reserved != kNull;
       if (!exact) break;
+      bytes_exact = bytes_exact && trace.PromotedValue(e, kBytes) != kNull;
       Device& d = devices[{type, dev}];
       ++d.events;
       const int64_t ts = ts_of(i), event_id = id(i);
@@ -152,9 +155,26 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
         d.last = ts, d.last_id = event_id, d.last_level = level;
       }
     }
-    if (!exact) {
+    if (w.memory_levels && !(exact && bytes_exact)) {
+      to_sql.push_back("memory_levels");
+    } else if (w.memory_levels) {
+      // Every level is the event's 'Total Allocated' here (cumulative 0); the rows in id order.
+      RowWriter out(pages,
+                    "memory_levels (id, trace_id, device_type, device_id, ts, bytes, allocated, total_reserved,"
+                    " cpu_op_id, cumulative)",
+                    10);
+      for (uint32_t i = 0; i < trace.events.size(); ++i) {
+        const EventRec& e = trace.events[i];
+        if (e.kind != kKindMemory) continue;
+        out.Int(id(i)).Int(w.trace_id).Int(trace.PromotedValue(e, kDeviceType)).Int(trace.PromotedValue(e, kDeviceId));
+        out.Opt(ts_of(i)).Int(trace.PromotedValue(e, kBytes)).Int(trace.PromotedValue(e, kTotalAllocated));
+        out.Int(trace.PromotedValue(e, kTotalReserved)).Opt(trace.op[i] ? id(trace.op[i] - 1) : kNull).Int(0);
+        out.EndRow();
+      }
+    }
+    if (w.memory_devices && !exact) {
       to_sql.push_back("memory_devices");
-    } else {
+    } else if (w.memory_devices) {
       RowWriter out(pages,
                     "memory_devices (trace_id, device_type, device_id, events, without_total, first_ts, last_ts,"
                     " peak_allocated, peak_event_id, peak_reserved, start_allocated, end_allocated)",
@@ -221,9 +241,11 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
   for (uint32_t i = 0; i < n && !big; ++i) big = Big(ts_of(i)) || Big(dur_of(i));
   if (big) {
     trace.stats.Set(StatId::views_by_sql, 1);
-    // memory_devices was settled above: its rows do not depend on the times' size.
+    // memory_devices and memory_levels were settled above: their rows do not depend on the times' size.
     for (const char* table : w.Tables()) {
-      if (std::string_view(table) != "memory_devices") to_sql.push_back(table);
+      if (std::string_view(table) != "memory_devices" && std::string_view(table) != "memory_levels") {
+        to_sql.push_back(table);
+      }
     }
     return to_sql;
   }

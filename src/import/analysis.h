@@ -33,11 +33,12 @@ struct GpuOpNames {
 // Which of the tables marked "-- @computed" in sql/views/ this import fills from the builder.
 struct ComputedTables {
   bool op_kernel_links = false, idle_gaps = false, stream_idle_gaps = false, autograd_pairs = false;
-  bool gpu_segments = false, memory_devices = false, steps = false, op_gpu_totals = false, stream_queue = false;
+  bool gpu_segments = false, memory_devices = false, memory_levels = false, steps = false, op_gpu_totals = false,
+       stream_queue = false;
   GpuOpNames* gpu_op_names = nullptr;  // needed by op_kernel_links (its name_id) and gpu_segments
   bool any() const {
     return op_kernel_links || idle_gaps || stream_idle_gaps || autograd_pairs || gpu_segments || memory_devices ||
-           steps || op_gpu_totals || stream_queue;
+           memory_levels || steps || op_gpu_totals || stream_queue;
   }
   // The names of the tables that are on.
   std::vector<const char*> Tables() const;

@@ -470,6 +470,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     computed.autograd_pairs = computed_views.Has("autograd_pairs");
     computed.gpu_segments = computed_views.Has("gpu_segments");
     computed.memory_devices = computed_views.Has("memory_devices");
+    computed.memory_levels = computed_views.Has("memory_levels");
     computed.steps = computed_views.Has("steps");
     computed.op_gpu_totals = computed_views.Has("op_gpu_totals");
     computed.stream_queue = computed_views.Has("stream_queue");

@@ -92,6 +92,7 @@ const std::vector<TableRule> kRules = {
       {"first_event_id", Id::kEvent}}},
     {"critical_path", {{"trace_id", Id::kTrace}, {"event_id", Id::kEvent}}},
     {"memory_devices", {{"trace_id", Id::kTrace}, {"peak_event_id", Id::kEvent}}},
+    {"memory_levels", {{"id", Id::kEvent}, {"trace_id", Id::kTrace}, {"cpu_op_id", Id::kEvent}}},
     {"op_kernel_links",
      {{"trace_id", Id::kTrace}, {"gpu_event_id", Id::kEvent}, {"launch_event_id", Id::kEvent},
       {"launch_thread_id", Id::kThread}, {"op_event_id", Id::kEvent}, {"top_op_event_id", Id::kEvent},
