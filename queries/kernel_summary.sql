@@ -23,12 +23,13 @@
 -- (it is at most range / sqrt(2)), and iterate x <- (x + v/x) / 2 while x decreases.
 -- How it is computed: from op_kernel_links (one compact row per GPU op, with its device and the
 -- number of its name, gpu_op_names.id), never from the wide events rows, in the order of its index
--- op_kernel_links_kernel_dur (name number, duration): one pass counts each name's kernels per
--- distinct duration (hist); the counts, sums, extremes, median and the sum of squared deviations
--- (count x squared deviation per distinct duration, added in duration order) come from those
--- counts, so that the same counts summed over the traces of a partition directory give the same
--- numbers (queries/combine/kernel_summary.sql). The GPU busy time reads the ops trace by trace
--- (their id ranges in event_ranges), grouped by device only in traces with several.
+-- op_kernel_links_kernel_dur (name number, duration): one pass grouped by name number for the counts,
+-- sums and extremes, one grouped by (name number, duration) that counts each name's kernels per
+-- distinct duration and sums the counts and the squared deviations (count x squared deviation of
+-- each distinct duration) in duration order, for the median and the variance; none sorts. Per
+-- distinct duration, so that the same counts added over the traces of a partition directory give
+-- the same numbers (queries/combine/kernel_summary.sql). The GPU busy time reads the ops trace by
+-- trace (their id ranges in event_ranges), grouped by device only in traces with several.
 WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as in gpu_ops: args, else
   SELECT l.name_id AS nid, l.gpu_dur AS dur   -- the pid)
   FROM op_kernel_links AS l
@@ -36,36 +37,34 @@ WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as i
     AND (:trace_id IS NULL OR l.trace_id = :trace_id)
     AND (:device IS NULL OR l.device = :device)
 ),
-hist AS MATERIALIZED (                -- per name: each distinct duration and its count (grouped in
-  SELECT nid, dur, count(*) AS n        -- the index's order: no sort)
-  FROM kern
-  GROUP BY nid, dur
-),
 per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
   SELECT nid,
-         sum(n) AS instances,
-         sum(n * dur) AS total_ns,
-         1.0 * sum(n * dur) / sum(n) AS mean,  -- as avg(dur): an exact sum of integers, divided
+         count(*) AS instances,
+         sum(dur) AS total_ns,
+         1.0 * sum(dur) / count(*) AS mean,  -- as avg(dur): an exact sum of integers, divided
          min(dur) AS min_ns,
          max(dur) AS max_ns
-  FROM hist
+  FROM kern
   GROUP BY nid
 ),
-running AS (                          -- per name, in duration order: the kernels up to each duration
-  SELECT h.nid, h.dur, p.instances, p.max_ns,  -- and the squared deviations summed up to it
-         sum(h.n) OVER w AS upto,
-         sum(h.n * (h.dur - p.mean) * (h.dur - p.mean)) OVER w AS squares
-  FROM hist AS h
-  JOIN per_name AS p ON p.nid = h.nid
-  WINDOW w AS (PARTITION BY h.nid ORDER BY h.dur ROWS UNBOUNDED PRECEDING)
+running AS NOT MATERIALIZED (         -- per name and distinct duration, in that order (the index's:
+  SELECT k.nid, k.dur, p.instances, p.max_ns,  -- no sort): its kernels, the kernels up to it and their
+         count(*) AS n,                        -- squared deviations (count x squared deviation of
+         sum(count(*)) OVER w AS upto,         -- each duration, summed in duration order)
+         sum(count(*) * (k.dur - p.mean) * (k.dur - p.mean)) OVER w AS squares
+  FROM kern AS k
+  JOIN per_name AS p ON p.nid = k.nid
+  GROUP BY k.nid, k.dur
+  WINDOW w AS (PARTITION BY k.nid ORDER BY k.dur ROWS UNBOUNDED PRECEDING)
 ),
 spread AS (                           -- per name: the median (the middle element, n odd, or the mean
-  SELECT nid,                         -- of the two middle ones, n even) and the sample variance
-         (min(CASE WHEN upto >= (instances + 1) / 2 THEN dur END)
-          + min(CASE WHEN upto >= (instances + 2) / 2 THEN dur END)) / 2.0 AS median,
-         CASE WHEN max(instances) > 1
+  SELECT nid,                         -- of the two middle ones, n even) and the sample variance, from
+         (min(CASE WHEN upto >= (instances + 1) / 2 THEN dur END)  -- the durations that hold the
+          + min(CASE WHEN upto >= (instances + 2) / 2 THEN dur END)) / 2.0 AS median,  -- middle
+         CASE WHEN max(instances) > 1                                 -- kernels and the longest
               THEN max(CASE WHEN dur = max_ns THEN squares END) / (max(instances) - 1) END AS variance
   FROM running
+  WHERE (upto >= (instances + 1) / 2 AND upto - n < (instances + 2) / 2) OR dur = max_ns
   GROUP BY nid
 ),
 newton(nid, v, x, i) AS (            -- square root of the variance, see the header

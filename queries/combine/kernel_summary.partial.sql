@@ -1,20 +1,16 @@
 -- partial: kernel_summary
--- The partition's trace's kernels in scope as kernel_summary counts them: per name number and
--- distinct duration, the number of kernels (dur, n); per name number, its name and class (name,
--- class); and the trace's GPU busy time (busy_ns). The combining query adds the counts by name text
--- over the traces and computes the statistics from them as the query does (name numbers are the
--- partition's own: they only join a trace's counts to its names).
+-- The partition's trace's kernels in scope as kernel_summary counts them: per name number, its name,
+-- class, kernels (n), summed, least and largest duration; per name number and distinct duration dur,
+-- its kernels (n); and the trace's GPU busy time (busy_ns). The combining query adds them by name
+-- text over the traces and computes the statistics as the query does (name numbers are the
+-- partition's own: they only join a trace's counts to its names). Both in the order of the index
+-- op_kernel_links_kernel_dur: no sort.
 WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as in gpu_ops: args, else
   SELECT l.name_id AS nid, l.gpu_dur AS dur   -- the pid)
   FROM op_kernel_links AS l
   WHERE l.gpu_kind = 'kernel' AND l.gpu_dur IS NOT NULL
     AND (:trace_id IS NULL OR l.trace_id = :trace_id)
     AND (:device IS NULL OR l.device = :device)
-),
-hist AS MATERIALIZED (                -- per name: each distinct duration and its count (grouped in
-  SELECT nid, dur, count(*) AS n        -- the index's order: no sort)
-  FROM kern
-  GROUP BY nid, dur
 ),
 per_trace AS MATERIALIZED (            -- per trace in scope: first GPU op start, last end (kernels,
   SELECT t.id AS trace_id, min(o.device) AS dmin, max(o.device) AS dmax,  -- memcpys, memsets)
@@ -44,17 +40,17 @@ busy AS (                             -- busy = span - idle gaps (idle_gaps cove
   SELECT sum(s.span - coalesce((SELECT sum(g.dur) FROM idle_gaps AS g
                                 WHERE g.trace_id = s.trace_id AND g.device IS s.device), 0)) AS busy_ns
   FROM span AS s
-),
-names AS (
-  SELECT DISTINCT nid FROM hist
 )
-SELECT 1 AS trace_id, nid, NULL AS name, NULL AS class, dur, n, NULL AS busy_ns
-FROM hist
+SELECT 1 AS trace_id, k.nid, g.name, c.class, NULL AS dur, k.n, k.total_ns, k.min_ns, k.max_ns,
+       NULL AS busy_ns
+FROM (SELECT nid, count(*) AS n, sum(dur) AS total_ns, min(dur) AS min_ns, max(dur) AS max_ns
+        FROM kern GROUP BY nid) AS k
+JOIN gpu_op_names AS g ON g.id = k.nid
+JOIN gpu_op_classes AS c ON c.name_id = k.nid
 UNION ALL
-SELECT 1, m.nid, g.name, c.class, NULL, NULL, NULL
-FROM names AS m
-JOIN gpu_op_names AS g ON g.id = m.nid
-JOIN gpu_op_classes AS c ON c.name_id = m.nid
+SELECT 1, nid, NULL, NULL, dur, count(*), NULL, NULL, NULL, NULL
+FROM kern
+GROUP BY nid, dur
 UNION ALL
-SELECT 1, NULL, NULL, NULL, NULL, NULL, busy_ns
+SELECT 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, busy_ns
 FROM busy;

@@ -1,10 +1,10 @@
 -- combine: kernel_summary
--- The traces' kernel counts per name number and duration (kernel_summary.partial.sql) added by name
--- text; the counts, sums, extremes, median, variance and standard deviation computed from them as
--- the query computes them (the same sums of integers, the squared deviations added in duration
+-- The traces' per-name sums and per-(name, duration) kernel counts (kernel_summary.partial.sql) added
+-- by name text; the mean, median, variance and standard deviation computed from them as the query
+-- computes them (the same sums of integers; the counts and squared deviations summed in duration
 -- order); GPU busy time: the traces' busy times summed.
-WITH names AS MATERIALIZED (          -- each trace's name numbers and their names
-  SELECT trace_id, nid, name, class FROM partial WHERE name IS NOT NULL
+WITH names AS MATERIALIZED (          -- per trace and name number: its name and sums
+  SELECT trace_id, nid, name, class, n, total_ns, min_ns, max_ns FROM partial WHERE name IS NOT NULL
 ),
 ids AS MATERIALIZED (                 -- the job's names, numbered
   SELECT name, min(class) AS class, row_number() OVER (ORDER BY name) AS nid
@@ -15,30 +15,27 @@ nids AS MATERIALIZED (                -- (trace, the trace's name number) -> the
   SELECT m.trace_id, m.nid AS trace_nid, i.nid
   FROM names AS m JOIN ids AS i ON i.name = m.name
 ),
-hist AS MATERIALIZED (                -- per name: each distinct duration and its count
-  SELECT x.nid, h.dur, sum(h.n) AS n
-  FROM partial AS h
-  JOIN nids AS x ON x.trace_id = h.trace_id AND x.trace_nid = h.nid
+per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
+  SELECT i.nid,
+         sum(m.n) AS instances,
+         sum(m.total_ns) AS total_ns,
+         1.0 * sum(m.total_ns) / sum(m.n) AS mean,
+         min(m.min_ns) AS min_ns,
+         max(m.max_ns) AS max_ns
+  FROM names AS m JOIN ids AS i ON i.name = m.name
+  GROUP BY i.nid
+),
+running AS NOT MATERIALIZED (         -- per name and distinct duration, in that order: its kernels,
+  SELECT x.nid, h.dur, p.instances, p.max_ns,  -- the kernels up to it and their squared deviations
+         sum(h.n) AS n,
+         sum(sum(h.n)) OVER w AS upto,
+         sum(sum(h.n) * (h.dur - p.mean) * (h.dur - p.mean)) OVER w AS squares
+  FROM partial AS h                   -- (the counts read once, in order; the names looked up)
+  CROSS JOIN nids AS x ON x.trace_id = h.trace_id AND x.trace_nid = h.nid
+  CROSS JOIN per_name AS p ON p.nid = x.nid
   WHERE h.dur IS NOT NULL
   GROUP BY x.nid, h.dur
-),
-per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
-  SELECT nid,
-         sum(n) AS instances,
-         sum(n * dur) AS total_ns,
-         1.0 * sum(n * dur) / sum(n) AS mean,
-         min(dur) AS min_ns,
-         max(dur) AS max_ns
-  FROM hist
-  GROUP BY nid
-),
-running AS (
-  SELECT h.nid, h.dur, p.instances, p.max_ns,
-         sum(h.n) OVER w AS upto,
-         sum(h.n * (h.dur - p.mean) * (h.dur - p.mean)) OVER w AS squares
-  FROM hist AS h
-  JOIN per_name AS p ON p.nid = h.nid
-  WINDOW w AS (PARTITION BY h.nid ORDER BY h.dur ROWS UNBOUNDED PRECEDING)
+  WINDOW w AS (PARTITION BY x.nid ORDER BY h.dur ROWS UNBOUNDED PRECEDING)
 ),
 spread AS (
   SELECT nid,
@@ -47,6 +44,7 @@ spread AS (
          CASE WHEN max(instances) > 1
               THEN max(CASE WHEN dur = max_ns THEN squares END) / (max(instances) - 1) END AS variance
   FROM running
+  WHERE (upto >= (instances + 1) / 2 AND upto - n < (instances + 2) / 2) OR dur = max_ns
   GROUP BY nid
 ),
 newton(nid, v, x, i) AS (
