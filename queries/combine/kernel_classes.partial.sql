@@ -35,7 +35,7 @@ busy AS (                             -- busy time per combination of names that
   WHERE :trace_id IS NULL OR trace_id = :trace_id
   GROUP BY name_ids
 ),
-busy_gid AS (                         -- each combination counts once for every group among its names
+busy_gid AS MATERIALIZED (            -- each combination counts once for every group among its names
   SELECT DISTINCT b.name_ids, g.gid, b.dur
   FROM busy AS b
   CROSS JOIN json_each('[' || b.name_ids || ']') AS j

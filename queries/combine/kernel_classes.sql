@@ -11,22 +11,25 @@ WITH names AS (                       -- every (name, kind) of the job, its grou
   WHERE part = 'name'
   GROUP BY class, rule_id, name, kind
 ),
-busy AS (
+busy AS MATERIALIZED (
   SELECT class, rule_id, name AS gname, kind AS gkind, sum(busy_ns) AS busy_ns
   FROM partial
   WHERE part = 'busy'
   GROUP BY class, rule_id, name, kind
 ),
-agg AS (                              -- per group with a named GPU op (as the query's per_gid)
-  SELECT n.class, n.rule_id, min(n.rule) AS rule, n.gname, count(*) AS names,
-         sum(CASE WHEN n.name IS NOT NULL THEN n.gpu_ops END) AS gpu_ops,
-         sum(CASE WHEN n.name IS NOT NULL THEN n.total_ns END) AS total_ns,
-         coalesce((SELECT b.busy_ns FROM busy AS b
-                    WHERE b.class = n.class AND b.rule_id IS n.rule_id AND b.gname IS n.gname
-                      AND b.gkind IS n.gkind), 0) AS busy_ns
-  FROM names AS n
-  GROUP BY n.class, n.rule_id, n.gname, n.gkind
-  HAVING count(n.name) > 0
+groups AS (                           -- per group with a named GPU op (as the query's per_gid)
+  SELECT class, rule_id, min(rule) AS rule, gname, gkind, count(*) AS names,
+         sum(CASE WHEN name IS NOT NULL THEN gpu_ops END) AS gpu_ops,
+         sum(CASE WHEN name IS NOT NULL THEN total_ns END) AS total_ns
+  FROM names
+  GROUP BY class, rule_id, gname, gkind
+  HAVING count(name) > 0
+),
+agg AS (
+  SELECT g.class, g.rule_id, g.rule, g.gname, g.names, g.gpu_ops, g.total_ns, coalesce(b.busy_ns, 0) AS busy_ns
+  FROM groups AS g
+  LEFT JOIN busy AS b
+    ON b.class = g.class AND b.rule_id IS g.rule_id AND b.gname IS g.gname AND b.gkind IS g.gkind
 )
 SELECT
   class,
