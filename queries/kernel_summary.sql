@@ -24,9 +24,12 @@
 -- How it is computed: from op_kernel_links (one compact row per GPU op, with its device and the
 -- number of its name, gpu_op_names.id), never from the wide events rows, in the order of its index
 -- op_kernel_links_kernel_dur (name number, duration): one pass grouped by name number for the counts,
--- sums and extremes, one numbering each name's kernels for the median, and per name one more for the
--- sum of squared deviations (added in duration order); none sorts. The GPU busy time reads the ops
--- trace by trace (their id ranges in event_ranges), grouped by device only in traces with several.
+-- sums and extremes, one grouped by (name number, duration) that counts each name's kernels per
+-- distinct duration and sums the counts and the squared deviations (count x squared deviation of
+-- each distinct duration) in duration order, for the median and the variance; none sorts. Per
+-- distinct duration, so that the same counts added over the traces of a partition directory give
+-- the same numbers (queries/combine/kernel_summary.sql). The GPU busy time reads the ops trace by
+-- trace (their id ranges in event_ranges), grouped by device only in traces with several.
 WITH kern AS NOT MATERIALIZED (       -- the timed kernels in scope (device as in gpu_ops: args, else
   SELECT l.name_id AS nid, l.gpu_dur AS dur   -- the pid)
   FROM op_kernel_links AS l
@@ -44,24 +47,25 @@ per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
   FROM kern
   GROUP BY nid
 ),
-ranked AS NOT MATERIALIZED (         -- the kernels in scope numbered in duration order within their
-  SELECT nid, dur, row_number() OVER (PARTITION BY nid ORDER BY dur) AS rn  -- name (the index's
-  FROM kern                                                                 -- order: no sort)
+running AS NOT MATERIALIZED (         -- per name and distinct duration, in that order (the index's:
+  SELECT k.nid, k.dur, p.instances, p.max_ns,  -- no sort): its kernels, the kernels up to it and their
+         count(*) AS n,                        -- squared deviations (count x squared deviation of
+         sum(count(*)) OVER w AS upto,         -- each duration, summed in duration order)
+         sum(count(*) * (k.dur - p.mean) * (k.dur - p.mean)) OVER w AS squares
+  FROM kern AS k
+  JOIN per_name AS p ON p.nid = k.nid
+  GROUP BY k.nid, k.dur
+  WINDOW w AS (PARTITION BY k.nid ORDER BY k.dur ROWS UNBOUNDED PRECEDING)
 ),
-middle AS (                           -- per name: the median (the middle element, n odd, or the mean
-  SELECT r.nid, avg(r.dur) AS median  -- of the two middle ones, n even)
-  FROM ranked AS r
-  JOIN per_name AS p ON p.nid = r.nid
-  WHERE r.rn IN ((p.instances + 1) / 2, (p.instances + 2) / 2)
-  GROUP BY r.nid
-),
-spread AS (                           -- ... and the sample variance: the squared deviations summed in
-  SELECT p.nid, m.median,             -- duration order (as the index holds them)
-         CASE WHEN p.instances > 1
-              THEN (SELECT sum((k.dur - p.mean) * (k.dur - p.mean)) FROM kern AS k WHERE k.nid = p.nid)
-                   / (p.instances - 1) END AS variance
-  FROM per_name AS p
-  JOIN middle AS m ON m.nid = p.nid
+spread AS (                           -- per name: the median (the middle element, n odd, or the mean
+  SELECT nid,                         -- of the two middle ones, n even) and the sample variance, from
+         (min(CASE WHEN upto >= (instances + 1) / 2 THEN dur END)  -- the durations that hold the
+          + min(CASE WHEN upto >= (instances + 2) / 2 THEN dur END)) / 2.0 AS median,  -- middle
+         CASE WHEN max(instances) > 1                                 -- kernels and the longest
+              THEN max(CASE WHEN dur = max_ns THEN squares END) / (max(instances) - 1) END AS variance
+  FROM running
+  WHERE (upto >= (instances + 1) / 2 AND upto - n < (instances + 2) / 2) OR dur = max_ns
+  GROUP BY nid
 ),
 newton(nid, v, x, i) AS (            -- square root of the variance, see the header
   SELECT p.nid, v.variance, 1.0 * max(p.max_ns - p.min_ns, 1), 0

@@ -127,10 +127,24 @@ with tempfile.TemporaryDirectory() as d:
                         if not f.endswith(".partial.sql"))
     check(len(combinable) >= 20, "queries/combine holds the combinable queries: %s" % combinable)
     differ = []
+    # Parameter values that change how a query's rows combine: the report's (src/report/report.cc),
+    # the other values of choice parameters, limits that cut or do not.
+    variants = {
+        "kernel_summary": [["-p", "device=0"]],
+        "top_kernels": [["-p", "limit=-1"]],
+        "top_ops": [["-p", "outermost=1"]],
+        "op_summary": [["-p", "sort=cpu_self", "-p", "limit=20"], ["-p", "sort=calls"],
+                       ["-p", "by_shape=1", "-p", "inclusive=1", "-p", "sort=gpu_union", "-p", "limit=40"]],
+        "launch_delays": [["-p", "limit=15"]],
+        "kernel_classes": [["-p", "by_name=1"]],
+        "memcpy_summary": [["-p", "device=0"]],
+    }
+    per_trace_param = ("steps", "sync_points", "kernel_summary", "top_kernels", "top_ops", "op_summary",
+                       "launch_delays", "kernel_classes", "memcpy_summary")
     for name in combinable:
         # -p trace_id=N runs on the one partition of trace N: checked on a few queries.
-        one_trace = [["-p", "trace_id=%d" % (len(real) // 2 + 2)]] if name in ("steps", "sync_points") else []
-        for extra in [[]] + one_trace:
+        one_trace = [["-p", "trace_id=%d" % (len(real) // 2 + 2)]] if name in per_trace_param else []
+        for extra in [[]] + one_trace + variants.get(name, []):
             a = run(["run", p("one.db"), name, "--format", "csv"] + extra).stdout
             b = run(["run", p("job"), name, "--format", "csv"] + extra).stdout
             if a != b:
