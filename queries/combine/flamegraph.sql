@@ -13,28 +13,23 @@ tree AS MATERIALIZED (
   FROM partial
   WHERE NOT gpu
 ),
-frames AS MATERIALIZED (              -- each frame a number, and each folded name
-  SELECT frame, row_number() OVER (ORDER BY frame) AS k FROM (SELECT DISTINCT frame FROM tree)
-),
-foldeds AS MATERIALIZED (
-  SELECT folded, row_number() OVER (ORDER BY folded) AS k FROM (SELECT DISTINCT folded FROM tree)
-),
-numbered AS MATERIALIZED (
-  SELECT t.trace_id, t.id, t.parent_id, t.total, t.child_total, f.k AS fk, g.k AS gk
-  FROM tree AS t JOIN frames AS f ON f.frame = t.frame JOIN foldeds AS g ON g.folded = t.folded
+numbered AS MATERIALIZED (            -- each frame a number, and each folded name
+  SELECT trace_id, id, parent_id, total, child_total,
+         dense_rank() OVER (ORDER BY frame) AS fk, dense_rank() OVER (ORDER BY folded) AS gk
+  FROM tree
 ),
 -- Each path's identity: its frames' numbers from the root (node), or its folded names' (merged).
-keys(trace_id, id, node, merged) AS (
-  SELECT trace_id, id, fk, gk FROM numbered WHERE parent_id IS NULL
+keys(trace_id, id, node, merged, total, child_total) AS (
+  SELECT trace_id, id, fk, gk, total, child_total FROM numbered WHERE parent_id IS NULL
   UNION ALL
-  SELECT c.trace_id, c.id, p.node || ',' || c.fk, p.merged || ',' || c.gk
+  SELECT c.trace_id, c.id, p.node || ',' || c.fk, p.merged || ',' || c.gk, c.total, c.child_total
   FROM keys AS p JOIN numbered AS c ON c.trace_id = p.trace_id AND c.parent_id = p.id
 ),
 keyed AS MATERIALIZED (
-  SELECT k.trace_id, k.id, k.node, k.merged, n.total, n.child_total,
-         CASE WHEN coalesce(:merge_steps, 1) THEN k.merged ELSE k.node END AS shown,
-         k.trace_id * 1099511627776 + k.id AS ord
-  FROM keys AS k JOIN numbered AS n ON n.trace_id = k.trace_id AND n.id = k.id
+  SELECT trace_id, id, node, total, child_total,
+         CASE WHEN coalesce(:merge_steps, 1) THEN merged ELSE node END AS shown,
+         trace_id * 1099511627776 + id AS ord
+  FROM keys
 ),
 self AS (                             -- cpu mode: self time per call path
   SELECT shown, max(sum(total) - coalesce(sum(child_total), 0), 0) AS self, min(ord) AS ord
