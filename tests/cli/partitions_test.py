@@ -189,6 +189,8 @@ with tempfile.TemporaryDirectory() as d:
     r = run(["run", p("job"), "my_kernels", "--queries-dir", p("myqueries")], expect=1)
     check(one_error_line(r, "my_kernels", "does not combine", "a user query", "merge"),
           "a query without combining SQL (a user query) is refused: %r" % r.stderr)
+    r = run(["run", p("job"), "trace_diff", "--against", p("one.db")], expect=1)
+    check(one_error_line(r, "--against", "merge"), "trace_diff --against over a partition directory is refused: %r" % r.stderr)
     per_trace = "SELECT trace_id, count(*) AS n, sum(dur) AS d FROM events GROUP BY trace_id ORDER BY trace_id"
     check(run(["query", p("job"), per_trace]).stdout == run(["query", p("one.db"), per_trace]).stdout,
           "query over partitions concatenates the partitions' rows in trace order")
