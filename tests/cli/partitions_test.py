@@ -170,6 +170,15 @@ with tempfile.TemporaryDirectory() as d:
     check(not differ, "combinable queries give the one database's output: %s differ" % differ)
     if not differ:
         print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
+    # Combining queries that repeat their query's cross-rank step after reading the partial rows:
+    # the SQL from that step on is the query's own, character for character.
+    for name, step in (("collectives", "ranked AS ("), ("collective_ranks", "picked AS ("), ("trace_diff", "joined AS (")):
+        with open(os.path.join(source_dir, "queries", name + ".sql")) as f:
+            own = f.read()
+        with open(os.path.join(source_dir, "queries", "combine", name + ".sql")) as f:
+            combining = f.read()
+        check(step in own and step in combining and own[own.index(step):] == combining[combining.index(step):],
+              "queries/combine/%s.sql repeats the query's SQL from %r on" % (name, step))
     # --per-partition: the SQL each partition runs (the query's own unless queries/combine/NAME.partial.sql).
     part1 = os.path.join(p("job"), "part-00001.db")
     for name in combinable:
