@@ -27,7 +27,7 @@ Coverage CoverageOf(std::string_view combine_sql) {
 }
 
 // The partitions a run covers: all, or with -p trace_id=N the one holding trace N, which its
-// partition knows as trace 1 (params is changed to say so).
+// partition knows as trace 1 (params is changed to say so); as coverage says otherwise.
 std::vector<size_t> Covered(const PartitionDir& dir, Params& params, Coverage coverage = Coverage::kTraces) {
   std::vector<size_t> parts;
   auto it = params.find("trace_id");
