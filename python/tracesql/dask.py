@@ -83,15 +83,23 @@ def _used_params(sql: str, params: Mapping[str, ParamValue]) -> Dict[str, ParamV
     return {k: v for k, v in params.items() if k in named}
 
 
+def _coverage(combine: str) -> Optional[str]:
+    """The partitions a combining query reads, from its "-- partitions: every|one" line (docs/scale.md):
+    "every" (all, also with trace_id), "one" (trace_id's, else the first), None (all, or trace_id's)."""
+    found = re.search(r"^-- partitions: (every|one)$", combine, re.MULTILINE)
+    return found.group(1) if found else None
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _write_partials(path: str, parts: Sequence[Mapping[str, Any]],
+def _write_partials(path: str, parts: Sequence[Mapping[str, Any]], covered: Sequence[Mapping[str, Any]],
                     results: Sequence[Tuple[List[str], List[Tuple[Any, ...]]]]) -> None:
     """Writes the tables the combining SQL reads into a new SQLite file, as `tracesql run job/` fills
-    them: partial (the result's columns, trace_id renumbered to the job's, rows in partition then
-    result order) and partitions (one row per partition with its id bases)."""
+    them: partial (the result's columns, trace_id renumbered to the job's, rows of the covered
+    partitions' results in partition then result order) and partitions (one row per partition of
+    the job with its id bases)."""
     columns = next((c for c, _ in results if c), None)
     if columns is None:
         raise _binary.TracesqlError("the query returns no columns")
@@ -110,7 +118,7 @@ def _write_partials(path: str, parts: Sequence[Mapping[str, Any]],
                 base[k] += part[k]
         con.execute(f"CREATE TABLE partial ({', '.join(_quoted(c) for c in columns)})")
         marks = ", ".join("?" for _ in columns)
-        for part, (_, rows) in zip(parts, results):
+        for part, (_, rows) in zip(covered, results):
             for row in rows:
                 values = list(row)
                 if trace_col >= 0 and values[trace_col] is not None:
@@ -132,24 +140,27 @@ def run(client: Any, job: PathLike, name: str, *, workers: Optional[Mapping[str,
     machine. params bind the query's parameters as Database.run does; frames as in tracesql.load.
     Raises TracesqlError (the program's message) when the query does not combine over partitions or
     a partition fails."""
-    parts = read_manifest(job)
+    parts = covered = read_manifest(job)
     combine = combining_sql(name)  # fails early, before any task, when the query has none
     args = _param_args(params)
     part_args = args
     trace_id = params.get("trace_id")
-    if trace_id is not None:
+    coverage = _coverage(combine)
+    if trace_id is not None and coverage != "every":
         # Only the partition of that trace runs, where it is trace 1 (the combining SQL keeps the id).
         if not isinstance(trace_id, int) or not 1 <= trace_id <= len(parts):
             raise _binary.TracesqlError(f"{os.fspath(job)}: no trace {trace_id} (the job's traces are 1..{len(parts)})")
-        parts = [parts[trace_id - 1]]
+        covered = [parts[trace_id - 1]]
         part_args = _param_args(dict(params, trace_id=1))
+    elif coverage == "one":
+        covered = parts[:1]  # the query shows one trace: without trace_id, the first
     futures = [client.submit(run_partition, p["path"], name, part_args, pure=False,
                              workers=(workers or {}).get(p["file"]))
-               for p in parts]
+               for p in covered]
     results = client.gather(futures)
     with tempfile.TemporaryDirectory(prefix="tracesql-dask-") as tmp:
         partials = os.path.join(tmp, "partials.db")
-        _write_partials(partials, parts, results)
+        _write_partials(partials, parts, covered, results)
         query = ["query", partials, combine, "--any-db", *_param_args(_used_params(combine, params))]
         columns, rows = parse_json(_binary.call([*query, "--format", "json"]))
         if not rows:

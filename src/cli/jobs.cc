@@ -14,12 +14,25 @@
 namespace tracesql::cli {
 namespace {
 
+// Which partitions a combining query reads, from its "-- partitions: every|one" line
+// (docs/scale.md): every partition even with -p trace_id (the combining SQL picks the trace's rows),
+// or one partition (-p trace_id's, else the first: the query shows one trace). Without the line: all
+// partitions, or with -p trace_id the one of that trace.
+enum class Coverage { kTraces, kEvery, kOne };
+
+Coverage CoverageOf(std::string_view combine_sql) {
+  if (combine_sql.find("\n-- partitions: every\n") != std::string_view::npos) return Coverage::kEvery;
+  if (combine_sql.find("\n-- partitions: one\n") != std::string_view::npos) return Coverage::kOne;
+  return Coverage::kTraces;
+}
+
 // The partitions a run covers: all, or with -p trace_id=N the one holding trace N, which its
-// partition knows as trace 1 (params is changed to say so).
-std::vector<size_t> Covered(const PartitionDir& dir, Params& params) {
+// partition knows as trace 1 (params is changed to say so); as coverage says otherwise.
+std::vector<size_t> Covered(const PartitionDir& dir, Params& params, Coverage coverage = Coverage::kTraces) {
   std::vector<size_t> parts;
   auto it = params.find("trace_id");
-  if (it == params.end()) {
+  if (coverage == Coverage::kOne && it == params.end()) return {0};
+  if (it == params.end() || coverage == Coverage::kEvery) {
     for (size_t i = 0; i < dir.parts.size(); ++i) parts.push_back(i);
     return parts;
   }
@@ -33,9 +46,10 @@ std::vector<size_t> Covered(const PartitionDir& dir, Params& params) {
   return parts;
 }
 
+// params: the partitions' (their trace ids); job_params: the combining query's (the job's trace ids).
 int Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_view sql, const SqlSource& source,
-            Params params, const std::string& combine_sql, const SqlSource& combine_source, const OutputFlags& out) {
-  Params job_params = params;
+            const Params& params, Params job_params, const std::string& combine_sql, const SqlSource& combine_source,
+            const OutputFlags& out) {
   Db memory = Db::Open(":memory:", /*create=*/true);
   LoadPartials(memory, dir, parts, sql, source, params);
   // Default: the rows of each partition in turn, in trace order.
@@ -75,7 +89,7 @@ int QueryJob(const std::string& dir_path, const std::string& sql, const std::str
   PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p);
-  return Combine(dir, parts, sql, SqlSource{source, 1}, p, dbf.combine, SqlSource{"--combine", 1}, out);
+  return Combine(dir, parts, sql, SqlSource{source, 1}, p, params, dbf.combine, SqlSource{"--combine", 1}, out);
 }
 
 std::string CombiningSqlFor(const QueryFile& q, const std::string& where) {
@@ -100,9 +114,9 @@ int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params
   std::optional<std::string> partial = PartialSql(q.name);
   PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
-  std::vector<size_t> parts = Covered(dir, p);
+  std::vector<size_t> parts = Covered(dir, p, CoverageOf(combine));
   SqlSource partial_source{partial ? "builtin:combine/" + q.name + ".partial" : q.Source(), 1};
-  return Combine(dir, parts, partial ? *partial : q.text, partial_source, p, combine,
+  return Combine(dir, parts, partial ? *partial : q.text, partial_source, p, params, combine,
                  SqlSource{"builtin:combine/" + q.name, 1}, out);
 }
 

@@ -9,13 +9,16 @@ GEN_TRACE_PY they make one job (as parallel_import_test.py does). Checks:
   (every row, in rowid order; the same tables, indexes and views), also for traces whose flows meet
   their categories and text ids in opposite orders;
 - every query with a queries/combine/NAME.sql prints over the partition directory what it prints
-  over the one database (all traces, and -p trace_id=N); a query without one is refused by name;
+  over the one database (all traces, -p trace_id=N, and the other parameters the report and the
+  cross-rank queries take; collectives on the generated 3-rank job name its straggler); a query
+  without one (a user query) is refused by name;
   `query DIR` concatenates, `--combine` combines;
 - the import's safety rules: an existing directory only with --force and only a partition
   directory; a trace failing mid-way leaves nothing; --keep-going leaves it out; traces of one rank;
 - bad partition directories: a missing, foreign or corrupt database, a missing manifest: one
   error line naming the file, for run, query and merge, and no output left.
 """
+import csv
 import json
 import os
 import shutil
@@ -126,6 +129,36 @@ with tempfile.TemporaryDirectory() as d:
     combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine"))
                         if not f.endswith(".partial.sql"))
     check(len(combinable) >= 20, "queries/combine holds the combinable queries: %s" % combinable)
+    # A critical path on a trace of the generated job and on the first trace, in the one database and
+    # in their partitions (timeline_overlay and timeline_flows draw it).
+    job_trace = len(real) // 2 + 2
+    for t in (1, job_trace):
+        run(["critical-path", p("one.db"), "--trace-id", str(t), "--format", "csv"])
+        run(["critical-path", os.path.join(p("job"), "part-%05d.db" % t), "--format", "csv"])
+    # The generated job alone: its collectives, matched over its 3 ranks' partitions, name its planted
+    # straggler (the last rank), as over its one database.
+    run(["import", "-q", "--partitioned"] + job + ["-o", p("job3")])
+    run(["import", "-q"] + job + ["-o", p("job3.db")])
+    coll = run(["run", p("job3"), "collectives", "--format", "csv"]).stdout
+    rows = list(csv.DictReader(coll.splitlines()))
+    check(len(rows) >= 4 and all(r["ranks"] == "3" and r["slowest_rank"] == "2" and int(r["start_skew_ns"]) > 0 for r in rows)
+          and coll == run(["run", p("job3.db"), "collectives", "--format", "csv"]).stdout,
+          "collectives over the 3 ranks' partitions: every collective on 3 ranks, rank 2 the straggler: %s" % rows[:2])
+    # -p trace_id=N runs on the one partition of trace N (or, for the cross-rank queries, every
+    # partition); other parameters as the report and the queries' docs use them.
+    params = {
+        "steps": [["-p", "trace_id=%d" % job_trace]],
+        "sync_points": [["-p", "trace_id=%d" % job_trace]],
+        "collectives": [["-p", "trace_id=%d" % job_trace], ["-p", "limit=5"]],
+        "collective_ranks": [["-p", "top=100"], ["-p", "trace_id=%d" % job_trace], ["-p", "trace_id=2", "-p", "top=3"]],
+        "timeline_flows": [["-p", "trace_id=%d" % job_trace]],
+        "timeline_overlay": [["-p", "trace_id=%d" % job_trace]],
+        "trace_diff": [["-p", "a_trace=%d" % job_trace, "-p", "b_trace=%d" % (job_trace + 1), "-p", "all=1"],
+                       ["-p", "a_trace=%d" % (job_trace - 1), "-p", "b_trace=1", "-p", "per_step=1", "-p", "shapes=0",
+                        "-p", "limit=-1"]],
+        "flamegraph": [["-p", "merge_steps=0"], ["-p", "mode=gpu"], ["-p", "mode=gpu", "-p", "merge_steps=0"],
+                       ["-p", "trace_id=%d" % job_trace]],
+    }
     differ = []
     # Parameter values that change how a query's rows combine: the report's (src/report/report.cc),
     # the other values of choice parameters, limits that cut or do not.
@@ -142,9 +175,8 @@ with tempfile.TemporaryDirectory() as d:
     per_trace_param = ("steps", "sync_points", "kernel_summary", "top_kernels", "top_ops", "op_summary",
                        "launch_delays", "kernel_classes", "memcpy_summary")
     for name in combinable:
-        # -p trace_id=N runs on the one partition of trace N: checked on a few queries.
-        one_trace = [["-p", "trace_id=%d" % (len(real) // 2 + 2)]] if name in per_trace_param else []
-        for extra in [[]] + one_trace + variants.get(name, []):
+        one_trace = [["-p", "trace_id=%d" % job_trace]] if name in per_trace_param and name not in params else []
+        for extra in [[]] + one_trace + params.get(name, []) + variants.get(name, []):
             a = run(["run", p("one.db"), name, "--format", "csv"] + extra).stdout
             b = run(["run", p("job"), name, "--format", "csv"] + extra).stdout
             if a != b:
@@ -153,6 +185,15 @@ with tempfile.TemporaryDirectory() as d:
     check(not differ, "combinable queries give the one database's output: %s differ" % differ)
     if not differ:
         print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
+    # Combining queries that repeat their query's cross-rank step after reading the partial rows:
+    # the SQL from that step on is the query's own, character for character.
+    for name, step in (("collectives", "ranked AS ("), ("collective_ranks", "picked AS ("), ("trace_diff", "joined AS (")):
+        with open(os.path.join(source_dir, "queries", name + ".sql")) as f:
+            own = f.read()
+        with open(os.path.join(source_dir, "queries", "combine", name + ".sql")) as f:
+            combining = f.read()
+        check(step in own and step in combining and own[own.index(step):] == combining[combining.index(step):],
+              "queries/combine/%s.sql repeats the query's SQL from %r on" % (name, step))
     # --per-partition: the SQL each partition runs (the query's own unless queries/combine/NAME.partial.sql).
     part1 = os.path.join(p("job"), "part-00001.db")
     for name in combinable:
@@ -165,8 +206,15 @@ with tempfile.TemporaryDirectory() as d:
                   == run(["run", part1, name, "--format", "csv"]).stdout, "run %s --per-partition: the query itself" % name)
     r = run(["run", p("job"), "steps", "--per-partition"], expect=1)
     check(one_error_line(r, "job", "--per-partition"), "--per-partition on a directory is refused: %r" % r.stderr)
-    r = run(["run", p("job"), "collectives"], expect=1)
-    check(one_error_line(r, "collectives", "does not combine", "merge"), "a query without combining SQL is refused: %r" % r.stderr)
+    os.mkdir(p("myqueries"))
+    with open(p("myqueries/my_kernels.sql"), "w") as f:
+        f.write("-- name: my_kernels\n-- description: kernels per trace\nSELECT trace_id, count(*) AS n FROM kernels GROUP BY trace_id;\n")
+    check(run(["run", p("one.db"), "my_kernels", "--queries-dir", p("myqueries")]).returncode == 0, "a user query runs on a database")
+    r = run(["run", p("job"), "my_kernels", "--queries-dir", p("myqueries")], expect=1)
+    check(one_error_line(r, "my_kernels", "does not combine", "a user query", "merge"),
+          "a query without combining SQL (a user query) is refused: %r" % r.stderr)
+    r = run(["run", p("job"), "trace_diff", "--against", p("one.db")], expect=1)
+    check(one_error_line(r, "--against", "merge"), "trace_diff --against over a partition directory is refused: %r" % r.stderr)
     per_trace = "SELECT trace_id, count(*) AS n, sum(dur) AS d FROM events GROUP BY trace_id ORDER BY trace_id"
     check(run(["query", p("job"), per_trace]).stdout == run(["query", p("one.db"), per_trace]).stdout,
           "query over partitions concatenates the partitions' rows in trace order")

@@ -77,6 +77,13 @@ def test_params_and_placement(job, client):
     # trace_id: only that trace's partition runs (where it is trace 1), the job's id in the result.
     got = tracesql.dask.run(client, job_dir, "steps", trace_id=3, frames=False)
     assert list(got) == list(one_db.run("steps", trace_id=3)) and {r.trace_id for r in got} == {3}
+    # "-- partitions: every": every partition runs with trace_id too (the waits compare the ranks);
+    # "-- partitions: one": the first trace's partition without trace_id.
+    for name, params in (("collective_ranks", dict(trace_id=3, top=100)), ("collectives", dict(trace_id=4)),
+                         ("timeline_overlay", {}), ("timeline_flows", dict(trace_id=2)),
+                         ("trace_diff", dict(a_trace=3, b_trace=4, all=1)), ("flamegraph", dict(mode="gpu"))):
+        want = one_db.run(name, **params)
+        assert len(want) > 0 and list(tracesql.dask.run(client, job_dir, name, frames=False, **params)) == list(want), name
     # Each partition on a chosen worker.
     workers = sorted(client.scheduler_info()["workers"])
     placement = {p["file"]: workers[i % len(workers)] for i, p in enumerate(tracesql.dask.read_manifest(job_dir))}
