@@ -16,6 +16,8 @@ struct sqlite3;
 
 namespace tracesql {
 
+struct PartitionDir;
+
 // One result set drawn on the page: a bundled query and the parameters the report gives it.
 struct ReportDataset {
   std::string key;    // what the page's script calls it ("util", "kernels", ...)
@@ -52,6 +54,14 @@ struct ReportOptions {
 // cannot be opened or a dataset's query is missing from the bundle; a query that fails on this
 // database is shown as failed on the page.
 std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options);
+
+// The page for a partition directory (docs/scale.md), as the page of the database merging its
+// partitions shows it: each dataset is its bundled query run on every partition (options.threads
+// at a time) and combined by its combining SQL (queries/combine/NAME.sql), the rows `tracesql run
+// DIR NAME` prints. A dataset whose query has no combining SQL is on the page as not available,
+// naming why (merge first); so are the findings (options.findings is not used): the rules read one
+// database. The `tracesql run` lines name options.db_label (the directory as the user gave it).
+std::string BuildJobReportHtml(const PartitionDir& dir, const ReportOptions& options);
 
 // The POSIX shell word for s: as it is when it holds only safe characters, else in single quotes (the
 // page's `tracesql run` lines quote the database path with it).

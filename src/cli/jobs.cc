@@ -35,17 +35,11 @@ std::vector<size_t> Covered(const PartitionDir& dir, Params& params) {
 
 int Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_view sql, const SqlSource& source,
             Params params, const std::string& combine_sql, const SqlSource& combine_source, const OutputFlags& out) {
-  Params job_params = params;
   Db memory = Db::Open(":memory:", /*create=*/true);
   LoadPartials(memory, dir, parts, sql, source, params);
   // Default: the rows of each partition in turn, in trace order.
   std::string text = combine_sql.empty() ? "SELECT * FROM partial ORDER BY rowid" : combine_sql;
-  ExecOptions eo;
-  eo.render = ResolveOutput(out);
-  eo.params = &job_params;
-  eo.out = stdout;
-  eo.separate_results = true;
-  ExecuteSql(memory.get(), text, combine_source, eo);
+  Execute(memory.get(), text, combine_source, params, out);
   return 0;
 }
 
