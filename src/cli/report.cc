@@ -13,6 +13,7 @@
 
 #include "tracesql/advise.h"
 #include "tracesql/cli.h"
+#include "tracesql/cli_jobs.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/files.h"
@@ -62,7 +63,10 @@ size_t ReportJob(const std::string& dir_path, const std::string& out, bool force
   for (const Partition& p : dir.parts) protect.push_back(p.path);
   ReportOptions ro;
   ro.db_label = dir_path;
-  std::string html = BuildJobReportHtml(dir, ro);
+  auto run = [&dir](const QueryFile& q, const Params& params, const CombineStep& step) {
+    RunJobInto(dir, q, params, step);
+  };
+  std::string html = BuildJobReportHtml(run, ro);
   WriteReportFile(html, out, force, protect);
   return html.size();
 }

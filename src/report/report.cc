@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "tracesql/combine.h"
-#include "tracesql/db.h"
 #include "tracesql/error.h"
 #include "tracesql/files.h"
 #include "tracesql/output_file.h"
@@ -298,7 +297,8 @@ namespace {
 // One dataset of the page: its bundled query and parameters, the `tracesql run` line that prints it,
 // and its JSON once made.
 struct DatasetJob {
-  std::string key, query, sql, source, command;
+  std::string key, query, sql, command;
+  QueryFile file;  // the bundled query
   Params params;
   std::string json;
   bool after_findings = false;  // runs on the findings job's connection, after it (Findings::shared)
@@ -310,7 +310,7 @@ std::vector<DatasetJob> DatasetJobs(const std::string& label) {
   for (const ReportDataset& d : ReportDatasets()) {
     auto q = FindQuery(d.query, {});
     if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
-    DatasetJob job{d.key, d.query, q->text, q->Source(), "tracesql run " + ShellWord(label) + " " + d.query, {}, {}, false};
+    DatasetJob job{d.key, d.query, q->text, "tracesql run " + ShellWord(label) + " " + d.query, *q, {}, {}, false};
     for (const auto& [k, v] : d.params) {
       job.params[k] = v;
       job.command += " -p " + ShellWord(k + "=" + v);
@@ -357,7 +357,7 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
   // The datasets' JSON, each made on its own: the queries run on up to `threads` connections at once.
   std::vector<DatasetJob> jobs;
   if (options.findings) {
-    jobs.push_back({"findings", "advise", options.findings->sql, {}, options.findings->command, {}, {}, false});
+    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, {}, false});
   }
   for (DatasetJob& job : DatasetJobs(options.db_label)) {
     if (options.findings) {
@@ -414,17 +414,13 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
   return PageHtml(options.db_label, datasets);
 }
 
-std::string BuildJobReportHtml(const PartitionDir& dir, const ReportOptions& options) {
-  std::string label = ShellWord(options.db_label);
-  std::string merge = fmt::format("tracesql merge {} -o job.db", label);
+std::string BuildJobReportHtml(const JobQuery& run, const ReportOptions& options) {
+  std::string merge = fmt::format("tracesql merge {} -o job.db", ShellWord(options.db_label));
   std::vector<DatasetJob> jobs = DatasetJobs(options.db_label);
-  std::vector<size_t> parts(dir.parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) parts[i] = i;
-  // The datasets one after the other, each on every partition at once (a job has more partitions
-  // than cores, the page a dozen datasets).
+  // One dataset after the other, each on the partitions in parallel (a job has more partitions than
+  // cores, the page a dozen datasets).
   for (DatasetJob& j : jobs) {
-    std::optional<std::string> combine = CombiningSql(j.query);
-    if (!combine) {
+    if (!CombiningSql(j.query)) {
       AppendUnavailable(j.json, j.key, j.query, j.command,
                         fmt::format("{} does not combine over partitions yet (no queries/combine/{}.sql): merge them "
                                     "first ({}) and report the merged database",
@@ -433,9 +429,9 @@ std::string BuildJobReportHtml(const PartitionDir& dir, const ReportOptions& opt
     }
     AppendDatasetHead(j.json, j.key, j.query, j.command, {});
     AppendRows(j.json, [&](std::string& body) {
-      Db memory = Db::Open(":memory:", /*create=*/true);
-      LoadPartials(memory, dir, parts, j.sql, SqlSource{j.source, 1}, j.params, static_cast<int>(Threads(options)));
-      RunInto(memory.get(), *combine, j.params, body);
+      run(j.file, j.params, [&](sqlite3* db, std::string_view sql, const SqlSource&, const Params& params) {
+        RunInto(db, sql, params, body);
+      });
     });
   }
   // The rules read one database: some compare the ranks (stragglers), and their evidence names the
