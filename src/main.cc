@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
   std::string report_out;
   bool report_force = false;
   auto* rep = app.add_subcommand("report", "Write one self-contained HTML page of charts (works offline) for a database or traces");
-  rep->add_option("inputs", report_inputs, "A database, or traces (imported first: one as `tracesql TRACE` does, several into FILE.db)")->required();
+  rep->add_option("inputs", report_inputs, "A database, a partition directory (import --partitioned), or traces (imported first: one as `tracesql TRACE` does, several into FILE.db)")->required();
   rep->add_option("-o,--output", report_out, "The HTML file to write")->required();
   rep->add_flag("--force", report_force, "Replace the HTML file if it exists (never an input)");
   // critical-path

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tracesql/critical_path.h"
 #include "tracesql/import.h"
 #include "tracesql/render.h"
 #include "tracesql/report.h"
+#include "tracesql/sql_runner.h"
 #include "tracesql/user_db.h"
 
 namespace tracesql::cli {
@@ -41,6 +43,10 @@ void AttachDatabases(UserDb& db, const std::vector<std::string>& attach, const s
 
 // The render options flags ask for; throws tracesql::Error for an unknown format.
 RenderOptions ResolveOutput(const OutputFlags& flags);
+
+// Runs sql's statements on db, params bound, and prints each result set as out asks: what `query`
+// and `run` print, of a database or of a partition directory's combining step.
+void Execute(sqlite3* db, std::string_view sql, const SqlSource& source, const Params& params, const OutputFlags& out);
 
 // tracesql query DB "SQL" | -f FILE.sql [-p key=value]...
 int Query(const std::string& db, const std::string& sql, const std::string& file,
@@ -87,8 +93,9 @@ std::string DatabaseForShortcut(const std::string& trace);
 // tracesql TRACE.json[.gz] | DB: imports the trace next to itself when needed, then opens the shell.
 int Open(const std::string& file, bool bail, const OutputFlags& out, const DbFlags& dbf);
 
-// tracesql report DB|TRACE... -o FILE.html [--force]: one database, or traces imported first (one
-// trace as the shortcut does; several into one database next to the report: FILE.db).
+// tracesql report DB|DIR|TRACE... -o FILE.html [--force]: one database, one partition directory (its
+// datasets combined over the partitions, as `tracesql run DIR NAME` prints them), or traces imported
+// first (one trace as the shortcut does; several into one database next to the report: FILE.db).
 int Report(const std::vector<std::string>& inputs, const std::string& out, bool force);
 
 // The report's options for the database at db_path, as `tracesql report` and `.report` write it: the

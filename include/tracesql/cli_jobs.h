@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracesql/cli.h"
+#include "tracesql/combine.h"
 #include "tracesql/params.h"
 #include "tracesql/queries.h"
 
@@ -28,6 +29,12 @@ std::string CombiningSqlFor(const QueryFile& q, const std::string& where);
 // The SQL each partition runs for query q: queries/combine/NAME.partial.sql, or q's own text when
 // it has none. An error, as CombiningSqlFor's, when q does not combine.
 std::string PartitionSqlFor(const QueryFile& q, const std::string& where);
+
+// Runs bundled query q over the partition directory dir as `tracesql run DIR NAME` does (on each
+// partition its per-partition SQL, combined by queries/combine/NAME.sql) and hands the combining
+// step to `step`, which prints or keeps its result (the report). An error naming the query when it
+// does not combine.
+void RunJobInto(const PartitionDir& dir, const QueryFile& q, const Params& params, const CombineStep& step);
 
 // tracesql run DIR NAME: the query on each partition, combined by its queries/combine/NAME.sql;
 // an error naming the query when it has none. out: the format already resolved for the query.

@@ -5,6 +5,7 @@
 #ifndef TRACESQL_COMBINE_H_
 #define TRACESQL_COMBINE_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,11 @@
 #include "tracesql/sql_runner.h"
 
 namespace tracesql {
+
+// The combining step of a query over partitions: given the in-memory database LoadPartials filled,
+// the combining SQL and the parameters to bind, it runs the SQL there and prints or keeps the result.
+using CombineStep =
+    std::function<void(sqlite3* db, std::string_view sql, const SqlSource& source, const Params& params)>;
 
 // The combining query of bundled query `name` (queries/combine/NAME.sql), or nullopt when it has
 // none: its results do not combine over partitions yet.

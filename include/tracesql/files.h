@@ -24,6 +24,18 @@ bool IsEmptyOrSqliteFile(const std::string& path);
 void CheckNewOutput(const std::string& out, bool force, const std::vector<std::string>& inputs,
                     std::string_view command);
 
+// fsync()s a file or directory; false on failure.
+bool SyncPath(const std::string& path, bool directory);
+
+// Moves the finished temporary file or directory tmp to its name, path (`what` names it in errors:
+// "database", "directory"). Without replace it never replaces anything: when path appeared
+// meanwhile (another import), it fails (renameat2 RENAME_NOREPLACE, or for a file link + unlink
+// where the file system lacks it). With replace the existing path is replaced atomically, so
+// readers see the old one or the new one, never a mix: a file by rename, a directory by exchanging
+// the two (renameat2 RENAME_EXCHANGE) and removing the old one, now under tmp's name. Throws
+// tracesql::Error naming path.
+void MoveIntoPlace(const std::string& tmp, const std::string& path, bool replace, std::string_view what);
+
 // Removes a temporary database being built (and its journal, WAL and shared-memory files) when it
 // goes out of scope, unless released once the database is in place.
 class TempDbGuard {

@@ -12,6 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "tracesql/combine.h"
+#include "tracesql/params.h"
+#include "tracesql/queries.h"
+
 struct sqlite3;
 
 namespace tracesql {
@@ -55,6 +59,19 @@ struct ReportOptions {
 // cannot be opened or a dataset's query is missing from the bundle; a query that fails on this
 // database is shown as failed on the page.
 std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options);
+
+// How the page of a partition directory gets a dataset: runs bundled query q with params over the
+// partitions as `tracesql run DIR NAME` does (cli::RunJobInto) and hands its combining step to step.
+using JobQuery = std::function<void(const QueryFile& q, const Params& params, const CombineStep& step)>;
+
+// The page for a partition directory (docs/scale.md), as the page of the database merging its
+// partitions shows it: each dataset is its bundled query run over the partitions by `run` and
+// read from the combining step, the rows `tracesql run DIR NAME` prints. A dataset whose query has no
+// combining SQL (queries/combine/NAME.sql) is on the page as not available, naming why (merge
+// first); so are the findings (options.findings is not used): the rules read one database. The
+// datasets run one after the other. The `tracesql run` lines name options.db_label (the directory
+// as the user gave it).
+std::string BuildJobReportHtml(const JobQuery& run, const ReportOptions& options);
 
 // The POSIX shell word for s: as it is when it holds only safe characters, else in single quotes (the
 // page's `tracesql run` lines quote the database path with it).

@@ -57,16 +57,6 @@ Params ParseParams(const std::vector<std::string>& args) {
   return p;
 }
 
-void Execute(UserDb& db, const std::string& sql, const SqlSource& source, const Params& params,
-             const OutputFlags& out) {
-  ExecOptions eo;
-  eo.render = ResolveOutput(out);
-  eo.params = &params;
-  eo.out = stdout;
-  eo.separate_results = true;
-  ExecuteSql(db.get(), sql, source, eo);
-}
-
 bool NamedAsTrace(std::string_view path) {
   for (std::string_view ext : {".json", ".json.gz"}) {
     if (path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext) return true;
@@ -96,6 +86,15 @@ RenderOptions ResolveOutput(const OutputFlags& flags) {
   return ro;
 }
 
+void Execute(sqlite3* db, std::string_view sql, const SqlSource& source, const Params& params, const OutputFlags& out) {
+  ExecOptions eo;
+  eo.render = ResolveOutput(out);
+  eo.params = &params;
+  eo.out = stdout;
+  eo.separate_results = true;
+  ExecuteSql(db, sql, source, eo);
+}
+
 int Query(const std::string& db_path, const std::string& sql, const std::string& file,
           const std::vector<std::string>& param_args, const OutputFlags& out, const DbFlags& dbf) {
   if (sql.empty() == file.empty()) Errorf("give either SQL text or -f FILE");
@@ -108,7 +107,7 @@ int Query(const std::string& db_path, const std::string& sql, const std::string&
   if (!dbf.combine.empty()) Errorf("--combine: {} is not a partition directory", db_path);
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
-  Execute(db, text, SqlSource{source, 1}, params, out);
+  Execute(db.get(), text, SqlSource{source, 1}, params, out);
   return 0;
 }
 
@@ -135,11 +134,11 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   if (dbf.per_partition) {
     std::optional<std::string> partial = PartialSql(q->name);
     CombiningSqlFor(*q, q->name);
-    Execute(db, partial ? *partial : q->text,
+    Execute(db.get(), partial ? *partial : q->text,
             SqlSource{partial ? "builtin:combine/" + q->name + ".partial" : q->Source(), 1}, params, query_out);
     return 0;
   }
-  Execute(db, q->text, SqlSource{q->Source(), 1}, params, query_out);
+  Execute(db.get(), q->text, SqlSource{q->Source(), 1}, params, query_out);
   return 0;
 }
 

@@ -46,21 +46,24 @@ std::vector<size_t> Covered(const PartitionDir& dir, Params& params, Coverage co
   return parts;
 }
 
-// params: the partitions' (their trace ids); job_params: the combining query's (the job's trace ids).
-int Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_view sql, const SqlSource& source,
-            const Params& params, Params job_params, const std::string& combine_sql, const SqlSource& combine_source,
-            const OutputFlags& out) {
+// Runs sql on the partitions in parts and hands the combining step to `step`: the in-memory database
+// LoadPartials filled, combine_sql (empty: the rows of each partition in turn, in trace order) and
+// job_params. params: the partitions' (their trace ids); job_params: the combining query's (the job's
+// trace ids).
+void Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_view sql, const SqlSource& source,
+             const Params& params, const Params& job_params, const std::string& combine_sql,
+             const SqlSource& combine_source, const CombineStep& step) {
   Db memory = Db::Open(":memory:", /*create=*/true);
   LoadPartials(memory, dir, parts, sql, source, params);
-  // Default: the rows of each partition in turn, in trace order.
   std::string text = combine_sql.empty() ? "SELECT * FROM partial ORDER BY rowid" : combine_sql;
-  ExecOptions eo;
-  eo.render = ResolveOutput(out);
-  eo.params = &job_params;
-  eo.out = stdout;
-  eo.separate_results = true;
-  ExecuteSql(memory.get(), text, combine_source, eo);
-  return 0;
+  step(memory.get(), text, combine_source, job_params);
+}
+
+// The combining step that prints its result (query and run).
+CombineStep Printer(const OutputFlags& out) {
+  return [&out](sqlite3* db, std::string_view sql, const SqlSource& source, const Params& params) {
+    Execute(db, sql, source, params, out);
+  };
 }
 
 void NoAttach(const std::string& dir, const DbFlags& dbf) {
@@ -89,7 +92,8 @@ int QueryJob(const std::string& dir_path, const std::string& sql, const std::str
   PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p);
-  return Combine(dir, parts, sql, SqlSource{source, 1}, p, params, dbf.combine, SqlSource{"--combine", 1}, out);
+  Combine(dir, parts, sql, SqlSource{source, 1}, p, params, dbf.combine, SqlSource{"--combine", 1}, Printer(out));
+  return 0;
 }
 
 std::string CombiningSqlFor(const QueryFile& q, const std::string& where) {
@@ -107,17 +111,22 @@ std::string PartitionSqlFor(const QueryFile& q, const std::string& where) {
   return PartialSql(q.name).value_or(q.text);
 }
 
-int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
-           const DbFlags& dbf) {
-  NoAttach(dir_path, dbf);
-  std::string combine = CombiningSqlFor(q, dir_path);
+void RunJobInto(const PartitionDir& dir, const QueryFile& q, const Params& params, const CombineStep& step) {
+  std::string combine = CombiningSqlFor(q, dir.dir);
   std::optional<std::string> partial = PartialSql(q.name);
-  PartitionDir dir = OpenPartitionDir(dir_path);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p, CoverageOf(combine));
   SqlSource partial_source{partial ? "builtin:combine/" + q.name + ".partial" : q.Source(), 1};
-  return Combine(dir, parts, partial ? *partial : q.text, partial_source, p, params, combine,
-                 SqlSource{"builtin:combine/" + q.name, 1}, out);
+  Combine(dir, parts, partial ? *partial : q.text, partial_source, p, params, combine,
+          SqlSource{"builtin:combine/" + q.name, 1}, step);
+}
+
+int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
+           const DbFlags& dbf) {
+  NoAttach(dir_path, dbf);
+  CombiningSqlFor(q, dir_path);  // a query that does not combine is refused before the partitions are read
+  RunJobInto(OpenPartitionDir(dir_path), q, params, Printer(out));
+  return 0;
 }
 
 }  // namespace tracesql::cli

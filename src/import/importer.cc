@@ -174,38 +174,6 @@ void JoinReader(std::thread& reader, const std::atomic<bool>& done) {
   reader.join();
 }
 
-// fsync()s a file or directory; false on failure.
-bool SyncPath(const std::string& path, bool directory) {
-  int fd = open(path.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0) | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = fsync(fd) == 0;
-  close(fd);
-  return ok;
-}
-
-// Moves the finished temporary database to its name. Without --force this never replaces a file:
-// if another import created the database meanwhile, this one fails (renameat2 RENAME_NOREPLACE,
-// or link + unlink where the file system lacks it). With --force the rename atomically replaces
-// the target, so readers see the old database or the new one, never a mix.
-void MoveIntoPlace(const std::string& tmp, const std::string& db_path, bool force) {
-  if (!force) {
-    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, db_path.c_str(), RENAME_NOREPLACE) == 0) return;
-    if (errno == EEXIST) Errorf("{}: database already exists (created by another import meanwhile; use --force to replace it)", db_path);
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
-      Errorf("{}: cannot move the finished database into place: {}", db_path, std::strerror(errno));
-    }
-    if (link(tmp.c_str(), db_path.c_str()) == 0) {
-      unlink(tmp.c_str());
-      return;
-    }
-    if (errno == EEXIST) Errorf("{}: database already exists (created by another import meanwhile; use --force to replace it)", db_path);
-    // Neither is supported (e.g. some network or FUSE file systems): fall back to rename.
-  }
-  if (std::rename(tmp.c_str(), db_path.c_str()) != 0) {
-    Errorf("{}: cannot move the finished database into place: {}", db_path, std::strerror(errno));
-  }
-}
-
 // A trace read, parsed and built (Finish() has run), to be written.
 struct BuiltTrace {
   std::unique_ptr<TraceBuilder> builder;
@@ -615,7 +583,7 @@ ImportSummary ImportTraces(const std::vector<std::string>& traces, const std::st
     }
     throw;
   }
-  MoveIntoPlace(tmp, db_path, options.force);
+  MoveIntoPlace(tmp, db_path, options.force, "database");
   guard.Release();
   SyncPath(dir.string(), /*directory=*/true);
   summary.seconds = Since(t0);

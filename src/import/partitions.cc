@@ -90,13 +90,6 @@ void WriteFileSynced(const std::string& path, const std::string& text) {
   if (close(fd) != 0 || !ok) Errorf("{}: cannot write: {}", path, std::strerror(errno));
 }
 
-void SyncDir(const fs::path& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  fsync(fd);
-  close(fd);
-}
-
 // The entries of a directory that a partition directory may hold: manifest.json and its databases.
 // Whether dir holds only those (with the manifest naming each database), so --force may replace it.
 bool HoldsOnlyPartitions(const fs::path& dir) {
@@ -136,35 +129,6 @@ class TempDirGuard {
   fs::path path_;
   bool released_ = false;
 };
-
-// Moves the finished directory tmp to dir: a new name (never replacing one that appeared
-// meanwhile), or exchanged atomically with the existing dir that the checks allowed replacing,
-// which is then removed.
-void MoveDirIntoPlace(const fs::path& tmp, const fs::path& dir, bool exists) {
-  if (!exists) {
-    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_NOREPLACE) == 0) return;
-    if (errno == EEXIST || errno == ENOTEMPTY) Errorf("{}: already exists (created meanwhile)", dir.string());
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
-      Errorf("{}: cannot move the finished directory into place: {}", dir.string(), std::strerror(errno));
-    }
-    if (std::rename(tmp.c_str(), dir.c_str()) != 0) {
-      Errorf("{}: cannot move the finished directory into place: {}", dir.string(), std::strerror(errno));
-    }
-    return;
-  }
-  std::error_code ec;
-  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
-    fs::remove_all(tmp, ec);  // the old directory, now under the temporary name
-    return;
-  }
-  // No RENAME_EXCHANGE on this file system: the old directory is moved aside first.
-  fs::path old = tmp;
-  old += ".old";
-  if (std::rename(dir.c_str(), old.c_str()) != 0 || std::rename(tmp.c_str(), dir.c_str()) != 0) {
-    Errorf("{}: cannot move the finished directory into place: {}", dir.string(), std::strerror(errno));
-  }
-  fs::remove_all(old, ec);
-}
 
 }  // namespace
 
@@ -400,10 +364,11 @@ ImportSummary ImportPartitioned(const std::vector<std::string>& traces, const st
   }
 
   WriteFileSynced((tmp / kManifestName).string(), ManifestJson(parts));
-  SyncDir(tmp);
-  MoveDirIntoPlace(tmp, dir, exists);
+  SyncPath(tmp.string(), /*directory=*/true);
+  // An existing dir (empty, or a partition directory with --force) is replaced: the checks above allow it.
+  MoveIntoPlace(tmp.string(), dir.string(), /*replace=*/exists, "directory");
   guard.Release();
-  SyncDir(parent);
+  SyncPath(parent.string(), /*directory=*/true);
   summary.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return summary;
 }

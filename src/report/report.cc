@@ -2,7 +2,6 @@
 // the page's own CSS and script (src/report/assets/, embedded at build time), and writes one file.
 #include "tracesql/report.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <ctime>
@@ -11,10 +10,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "tracesql/combine.h"
 #include "tracesql/error.h"
 #include "tracesql/files.h"
 #include "tracesql/output_file.h"
@@ -160,10 +161,10 @@ void RunInto(sqlite3* db, std::string_view sql, const Params& params, std::strin
   out += result;
 }
 
+// `"KEY":{"key":...,"query":...,"command":...[,"source":...],` : a dataset's opening, its rows to follow.
 // source: where the rows come from when not from running the query here ("advise"), else empty.
-void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const std::string& query_name,
-                   const std::string& sql, const std::string& command, const Params& params,
-                   const std::string& source) {
+void AppendDatasetHead(std::string& out, const std::string& key, const std::string& query_name,
+                       const std::string& command, const std::string& source) {
   AppendJsonString(out, key);
   out += ":{\"key\":";
   AppendJsonString(out, key);
@@ -176,14 +177,35 @@ void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const 
     AppendJsonString(out, source);
   }
   out += ',';
+}
+
+// The dataset's rows: run(body) writes them ("columns":[...],"rows":[...]); its tracesql::Error is the
+// dataset's "error" (the page shows the query as failed).
+void AppendRows(std::string& out, const std::function<void(std::string&)>& run) {
   std::string body;
   try {
-    RunInto(db, sql, params, body);
+    run(body);
     out += body;
   } catch (const Error& e) {
     out += "\"columns\":[],\"rows\":[],\"error\":";
     AppendJsonString(out, e.what());
   }
+  out += '}';
+}
+
+void AppendDataset(std::string& out, sqlite3* db, const std::string& key, const std::string& query_name,
+                   const std::string& sql, const std::string& command, const Params& params,
+                   const std::string& source) {
+  AppendDatasetHead(out, key, query_name, command, source);
+  AppendRows(out, [&](std::string& body) { RunInto(db, sql, params, body); });
+}
+
+// A dataset this page cannot have, and why (the page shows it as not available).
+void AppendUnavailable(std::string& out, const std::string& key, const std::string& query_name,
+                       const std::string& command, const std::string& why) {
+  AppendDatasetHead(out, key, query_name, command, {});
+  out += "\"columns\":[],\"rows\":[],\"unavailable\":";
+  AppendJsonString(out, why);
   out += '}';
 }
 
@@ -271,37 +293,83 @@ const std::vector<ReportDataset>& ReportDatasets() {
   return kDatasets;
 }
 
-std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options) {
-  // The datasets' JSON, each made on its own: the queries run on up to `threads` connections at once.
-  struct Job {
-    std::string key, query, sql, command;
-    Params params;
-    std::string json;
-    bool after_findings = false;  // runs on the findings job's connection, after it (Findings::shared)
-    int cost_ms = 0;
-  };
-  std::vector<Job> jobs;  // in page order
-  if (options.findings) {
-    // The advisor runs every rule: the longest job.
-    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, false, 1 << 30});
-  }
+namespace {
+
+// One dataset of the page: its bundled query and parameters, the `tracesql run` line that prints it,
+// and its JSON once made.
+struct DatasetJob {
+  std::string key, query, sql, command;
+  QueryFile file;  // the bundled query
+  Params params;
+  std::string json;
+  bool after_findings = false;  // runs on the findings job's connection, after it (Findings::shared)
+  int cost_ms = 0;              // ReportDataset::cost_ms: the longest start first
+};
+
+// The jobs of ReportDatasets(), their `tracesql run` lines naming label.
+std::vector<DatasetJob> DatasetJobs(const std::string& label) {
+  std::vector<DatasetJob> jobs;
   for (const ReportDataset& d : ReportDatasets()) {
     auto q = FindQuery(d.query, {});
     if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
-    Job job{d.key, d.query, q->text, "tracesql run " + ShellWord(options.db_label) + " " + d.query, {}, {}, false, d.cost_ms};
+    DatasetJob job{d.key, d.query, q->text, "tracesql run " + ShellWord(label) + " " + d.query, *q, {}, {}, false, d.cost_ms};
     for (const auto& [k, v] : d.params) {
       job.params[k] = v;
       job.command += " -p " + ShellWord(k + "=" + v);
     }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+size_t Threads(const ReportOptions& options) {
+  return options.threads > 0 ? static_cast<size_t>(options.threads)
+                             : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+}
+
+// The page: the datasets' JSON (in jobs' order) with the page's HTML, CSS and script.
+std::string PageHtml(const std::string& label, const std::vector<const std::string*>& datasets) {
+  std::string data = "{\"meta\":{\"database\":";
+  AppendJsonString(data, label);
+  data += ",\"version\":";
+  AppendJsonString(data, TRACESQL_VERSION);
+  data += ",\"written\":";
+  AppendJsonString(data, UtcNow());
+  data += "},\"datasets\":{";
+  for (size_t i = 0; i < datasets.size(); ++i) {
+    if (i) data += ',';
+    data += *datasets[i];
+  }
+  data += "}}";
+
+  // "job/" names the directory job.
+  fs::path name = fs::path(label).lexically_normal();
+  if (name.filename().empty()) name = name.parent_path();
+  std::string title = HtmlEscape(name.filename().string());
+  return FillTemplate(Asset("report.html"), {{"@VERSION@", TRACESQL_VERSION},
+                                             {"@TITLE@", title},
+                                             {"@CSS@", Asset("report.css")},
+                                             {"@DATA@", data},
+                                             {"@JS@", Asset("report.js")}});
+}
+
+}  // namespace
+
+std::string BuildReportHtml(const std::string& db_path, const ReportOptions& options) {
+  // The datasets' JSON, each made on its own: the queries run on up to `threads` connections at once.
+  std::vector<DatasetJob> jobs;
+  if (options.findings) {
+    // The advisor runs every rule: the longest job.
+    jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, {}, false, 1 << 30});
+  }
+  for (DatasetJob& job : DatasetJobs(options.db_label)) {
     if (options.findings) {
       const auto& shared = options.findings->shared;
-      job.after_findings = std::find(shared.begin(), shared.end(), d.key) != shared.end();
+      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end();
     }
     jobs.push_back(std::move(job));
   }
-  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
-                                       : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  threads = std::min(threads, jobs.size());
+  size_t threads = std::min(Threads(options), jobs.size());
   // The jobs start longest first (page order among equals).
   std::vector<size_t> order(jobs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -314,7 +382,7 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
       UserDb db = UserDb::Open(db_path, /*any_db=*/false);
       for (size_t n; (n = next.fetch_add(1)) < jobs.size();) {
         size_t i = order[n];
-        Job& j = jobs[i];
+        DatasetJob& j = jobs[i];
         if (j.after_findings) continue;  // done by the findings job
         if (options.findings && i == 0) {
           // The findings, then on the same connection the datasets that share its work: from the
@@ -322,7 +390,7 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
           std::map<std::string, std::string> tables;
           if (options.findings->prepare) tables = options.findings->prepare(db.get());
           AppendDataset(j.json, db.get(), j.key, j.query, j.sql, j.command, j.params, {});
-          for (Job& s : jobs) {
+          for (DatasetJob& s : jobs) {
             if (!s.after_findings) continue;
             auto t = tables.find(s.key);
             if (t == tables.end()) {
@@ -349,27 +417,42 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
   work();
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+  std::vector<const std::string*> datasets;
+  for (const DatasetJob& j : jobs) datasets.push_back(&j.json);
+  return PageHtml(options.db_label, datasets);
+}
 
-  std::string data = "{\"meta\":{\"database\":";
-  AppendJsonString(data, options.db_label);
-  data += ",\"version\":";
-  AppendJsonString(data, TRACESQL_VERSION);
-  data += ",\"written\":";
-  AppendJsonString(data, UtcNow());
-  data += "},\"datasets\":{";
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (i) data += ',';
-    data += jobs[i].json;
+std::string BuildJobReportHtml(const JobQuery& run, const ReportOptions& options) {
+  std::string merge = fmt::format("tracesql merge {} -o job.db", ShellWord(options.db_label));
+  std::vector<DatasetJob> jobs = DatasetJobs(options.db_label);
+  // One dataset after the other, each on the partitions in parallel (a job has more partitions than
+  // cores, the page a dozen datasets).
+  for (DatasetJob& j : jobs) {
+    if (!CombiningSql(j.query)) {
+      AppendUnavailable(j.json, j.key, j.query, j.command,
+                        fmt::format("{} does not combine over partitions yet (no queries/combine/{}.sql): merge them "
+                                    "first ({}) and report the merged database",
+                                    j.query, j.query, merge));
+      continue;
+    }
+    AppendDatasetHead(j.json, j.key, j.query, j.command, {});
+    AppendRows(j.json, [&](std::string& body) {
+      run(j.file, j.params, [&](sqlite3* db, std::string_view sql, const SqlSource&, const Params& params) {
+        RunInto(db, sql, params, body);
+      });
+    });
   }
-  data += "}}";
-
-  std::string title = HtmlEscape(fs::path(options.db_label).filename().string());
-  std::string html = FillTemplate(Asset("report.html"), {{"@VERSION@", TRACESQL_VERSION},
-                                                         {"@TITLE@", title},
-                                                         {"@CSS@", Asset("report.css")},
-                                                         {"@DATA@", data},
-                                                         {"@JS@", Asset("report.js")}});
-  return html;
+  // The rules read one database: some compare the ranks (stragglers), and their evidence names the
+  // job's event and trace ids, which a partition does not know.
+  std::string findings;
+  AppendUnavailable(findings, "findings", "advise", fmt::format("{} && tracesql advise job.db", merge),
+                    fmt::format("the advisor's rules read one database (some compare the ranks, and the evidence "
+                                "names the job's event ids): merge the partitions first ({}) and report or advise "
+                                "the merged database",
+                                merge));
+  std::vector<const std::string*> datasets{&findings};
+  for (const DatasetJob& j : jobs) datasets.push_back(&j.json);
+  return PageHtml(options.db_label, datasets);
 }
 
 void WriteReportFile(const std::string& html, const std::string& out_path, bool force,

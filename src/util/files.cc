@@ -1,9 +1,13 @@
 #include "tracesql/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "tracesql/error.h"
 
@@ -39,6 +43,53 @@ void CheckNewOutput(const std::string& out, bool force, const std::vector<std::s
     }
   }
   if (!force) Errorf("{}: exists (use --force to replace it)", out);
+}
+
+bool SyncPath(const std::string& path, bool directory) {
+  int fd = open(path.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0) | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = fsync(fd) == 0;
+  close(fd);
+  return ok;
+}
+
+void MoveIntoPlace(const std::string& tmp, const std::string& path, bool replace, std::string_view what) {
+  auto fail = [&](int err) {
+    Errorf("{}: cannot move the finished {} into place: {}", path, what, std::strerror(err));
+  };
+  auto exists = [&] {
+    Errorf("{}: {} already exists (created by another import meanwhile; use --force to replace it)", path, what);
+  };
+  std::error_code ec;
+  bool directory = std::filesystem::is_directory(tmp, ec);
+  if (!replace) {
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return;
+    if (errno == EEXIST || errno == ENOTEMPTY) exists();
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) fail(errno);
+    if (!directory) {
+      if (link(tmp.c_str(), path.c_str()) == 0) {
+        unlink(tmp.c_str());
+        return;
+      }
+      if (errno == EEXIST) exists();
+    }
+    // Neither is supported (e.g. some network or FUSE file systems): fall back to rename.
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+    return;
+  }
+  if (!directory) {
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+    return;
+  }
+  // rename() cannot replace a directory that is not empty: the two are exchanged.
+  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    std::filesystem::remove_all(tmp, ec);  // the old directory, now under the temporary name
+    return;
+  }
+  // No RENAME_EXCHANGE on this file system: the old directory is moved aside first.
+  std::string old = tmp + ".old";
+  if (std::rename(path.c_str(), old.c_str()) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+  std::filesystem::remove_all(old, ec);
 }
 
 TempDbGuard::~TempDbGuard() {

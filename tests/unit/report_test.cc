@@ -2,11 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
 #include "temp_dir.h"
+#include "tracesql/combine.h"
 #include "tracesql/db.h"
+#include "tracesql/error.h"
 #include "tracesql/import.h"
 #include "tracesql/report.h"
 
@@ -85,6 +88,38 @@ TEST_CASE("report: datasets shared with the findings' prepare read the table it 
                   "\"rows\":[[2,5],[1,7.5],[3,\"x\"]]}") != std::string::npos);
   CHECK(html.find("\"memory_peak\":{\"key\":\"memory_peak\",\"query\":\"memory_peak\",\"command\":\"tracesql run " +
                   db + " memory_peak\",\"columns\":[\"trace_id\"") != std::string::npos);
+}
+
+TEST_CASE("report: a partition directory's page reads each combinable dataset from its combining step", "[report]") {
+  // The runner stands for cli::RunJobInto: its combining step here is one row naming the query.
+  Db memory = Db::Open(":memory:", /*create=*/true);
+  std::vector<std::string> asked;
+  auto run = [&](const QueryFile& q, const Params&, const CombineStep& step) {
+    asked.push_back(q.name);
+    if (q.name == "memory_peak") throw Error("part-00002.db: cannot read it");
+    step(memory.get(), "SELECT :x AS query", SqlSource{"test", 1}, Params{{"x", q.name}});
+  };
+  ReportOptions ro;
+  ro.db_label = "my job/";
+  std::string html = BuildJobReportHtml(run, ro);
+  for (const ReportDataset& d : ReportDatasets()) {
+    INFO(d.key);
+    bool combines = CombiningSql(d.query).has_value();
+    CHECK((std::find(asked.begin(), asked.end(), d.query) != asked.end()) == combines);
+    std::string command = "\"command\":\"tracesql run 'my job/' " + d.query;
+    CHECK(html.find("\"" + d.key + "\":{\"key\":\"" + d.key + "\",\"query\":\"" + d.query + "\"," + command) !=
+          std::string::npos);
+    if (!combines) {
+      CHECK(html.find("\"unavailable\":\"" + d.query + " does not combine over partitions yet (no queries/combine/" +
+                      d.query + ".sql): merge them first (tracesql merge 'my job/' -o job.db)") != std::string::npos);
+    } else if (d.query != "memory_peak") {
+      CHECK(html.find("\"columns\":[\"query\"],\"rows\":[[\"" + d.query + "\"]]") != std::string::npos);
+    }
+  }
+  CHECK(html.find("\"error\":\"part-00002.db: cannot read it\"") != std::string::npos);
+  CHECK(html.find("\"findings\":{\"key\":\"findings\",\"query\":\"advise\"") != std::string::npos);
+  CHECK(html.find("\"unavailable\":\"the advisor's rules read one database") != std::string::npos);
+  CHECK(html.find("<title>tracesql report: my job</title>") != std::string::npos);
 }
 
 TEST_CASE("report: the short_names table holds each GPU op name's short name", "[report][names]") {

@@ -99,10 +99,18 @@ function rowTip(ds, row, cols) {
 // ---- datasets ----
 function ds(key) { return DATA.datasets[key]; }
 function col(d, name) { return d.columns.indexOf(name); }
-function rows(d) { return d && !d.error ? d.rows : []; }
+function rows(d) { return d && !d.error && !d.unavailable ? d.rows : []; }
+// A dataset the page could not have (its query failed, or it is not available where the report was
+// made: srcLine says why), as opposed to one with no rows.
+function absent(d) { return !d || Boolean(d.error || d.unavailable); }
 function get(d, row, name) { return row[col(d, name)]; }
 function srcLine(d) {
   const div = h('div', { class: 'src', 'data-query': d.query });
+  if (d.unavailable) {
+    div.append('Query ', h('code', { text: d.query }), ' — not available in this report');
+    div.append(h('p', { class: 'note unavailable', 'data-dataset': d.key, text: 'Not available: ' + d.unavailable }));
+    return div;
+  }
   div.append('Query ', h('code', { text: d.query }), ' — reproduce: ', h('code', { class: 'cmd', text: d.command }));
   if (d.error) div.append(h('p', { class: 'note', text: 'This query failed, so its chart is missing: ' + d.error }));
   return div;
@@ -436,6 +444,7 @@ section('findings', 'Findings', (sec) => {
   const d = ds('findings');
   if (!d) { sec.append(note('No findings in this report (the advisor was not run).')); return; }
   sec.append(srcLine(d));
+  if (d.unavailable) return;
   if (d.error) { sec.append(note('The query failed: ' + d.error)); return; }
   if (!rows(d).length) { sec.append(note('The advisor found nothing to report.')); return; }
   const t = table(d, {});
@@ -446,6 +455,7 @@ section('findings', 'Findings', (sec) => {
 section('overview', 'Overview', (sec) => {
   const d = ds('overview'), tb = ds('temporal');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('The database holds no traces.')); return; }
   const cards = h('div', { class: 'cards' });
   for (const r of rows(d)) {
@@ -465,16 +475,17 @@ section('overview', 'Overview', (sec) => {
     sec.append(note('No GPU ops in these traces: no GPU busy time to show.'));
   }
   sec.append(table(d));
-  if (tb && rows(tb).length) {
+  if (tb && (tb.unavailable || rows(tb).length)) {
     sec.append(h('h3', { text: 'Where the GPU time went (temporal breakdown)' }), srcLine(tb));
-    sec.append(table(tb, { columns: ['trace_id', 'rank', 'device', 'span_ns', 'compute_pct', 'exposed_comm_pct', 'exposed_memcpy_pct', 'exposed_other_pct', 'idle_pct'] }));
+    if (!tb.unavailable) sec.append(table(tb, { columns: ['trace_id', 'rank', 'device', 'span_ns', 'compute_pct', 'exposed_comm_pct', 'exposed_memcpy_pct', 'exposed_other_pct', 'idle_pct'] }));
   }
 });
 
 section('utilization', 'GPU utilisation over time', (sec) => {
   const d = ds('util'), st = ds('steps');
   sec.append(srcLine(d));
-  if (st && rows(st).length) sec.append(srcLine(st));
+  if (st && (st.unavailable || rows(st).length)) sec.append(srcLine(st));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU ops with durations: nothing to plot.')); return; }
   sec.append(legend([['busy', COLORS.busy], ['idle: host (CPU launched late)', COLORS.host], ['idle: device (queued / latency)', COLORS.device], ['idle: unknown', COLORS.unknown]]));
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
@@ -502,6 +513,7 @@ section('utilization', 'GPU utilisation over time', (sec) => {
 section('temporal', 'Temporal breakdown', (sec) => {
   const d = ds('temporal');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU ops: no breakdown.')); return; }
   const series = [['compute', COLORS.compute], ['exposed comm', COLORS.comm], ['exposed memcpy', COLORS.memcpy], ['exposed other', COLORS.other], ['idle', COLORS.idle]];
   const cats = rows(d).map((r) => ({
@@ -518,8 +530,9 @@ section('temporal', 'Temporal breakdown', (sec) => {
 section('steps', 'Steps', (sec) => {
   const d = ds('steps'), sm = ds('step_summary');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No ProfilerStep#N annotations in the trace: no steps to show.')); return; }
-  if (sm && rows(sm).length) {
+  if (sm && (sm.unavailable || rows(sm).length)) {
     sec.append(srcLine(sm));
     const cards = h('div', { class: 'cards' });
     for (const r of rows(sm)) {
@@ -547,6 +560,7 @@ section('steps', 'Steps', (sec) => {
 
 function topBars(sec, d, labelCol, valueCol, shortCol, emptyText) {
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note(emptyText)); return; }
   sec.append(hbars(rows(d).map((r) => ({
     label: raw(get(d, r, shortCol || labelCol)), value: get(d, r, valueCol), formatted: fmt(valueCol, get(d, r, valueCol)),
@@ -566,6 +580,7 @@ section('cpu_ops', 'Top CPU ops', (sec) => {
 section('idle', 'Idle gaps', (sec) => {
   const d = ds('idle');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU idle gaps (or no GPU ops).')); return; }
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
   for (const list of byDev.values()) {
@@ -586,6 +601,7 @@ section('idle', 'Idle gaps', (sec) => {
 section('communication', 'Communication', (sec) => {
   const d = ds('comm'), c = ds('collectives');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length || rows(d).every((r) => num(get(d, r, 'comm_ops')) === 0)) {
     sec.append(note('No communication ops (kernel_class_rules class communication) in the trace.'));
     return;
@@ -602,7 +618,9 @@ section('communication', 'Communication', (sec) => {
   if (cr) {
     sec.append(h('h3', { text: 'Collectives by rank: duration, and the wait for the last rank to arrive' }), srcLine(cr));
     const ranks = new Set(rows(cr).map((r) => raw(get(cr, r, 'rank'))));
-    if (ranks.size < 2) {
+    if (absent(cr)) {
+      // srcLine says why
+    } else if (ranks.size < 2) {
       sec.append(note('One rank: the rank × collective heatmap needs one trace per rank in the database (tracesql import rank*.json -o job.db).'));
     } else {
       const wrap = h('div', { class: 'heatwrap' });
@@ -624,6 +642,7 @@ section('communication', 'Communication', (sec) => {
   }
   if (c) {
     sec.append(h('h3', { text: 'Collectives across ranks (stragglers: largest end skew first)' }), srcLine(c));
+    if (absent(c)) return;
     const multi = rows(c).filter((r) => num(get(c, r, 'ranks')) > 1);
     if (!multi.length) { sec.append(note('No collective was matched across two or more ranks (a single-rank database, or no process group metadata).')); return; }
     const k = col(c, 'end_skew_ns');
@@ -639,6 +658,7 @@ section('communication', 'Communication', (sec) => {
 section('memory', 'Memory', (sec) => {
   const d = ds('memory'), p = ds('memory_peak');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No allocator events ([memory], recorded with profile_memory=True) in the trace.')); return; }
   if (p) sec.append(srcLine(p));
   const key = (dd, r) => raw(get(dd, r, 'trace_id')) + '/' + raw(get(dd, r, 'device_type')) + '/' + raw(get(dd, r, 'device_id'));
@@ -661,6 +681,7 @@ section('memory', 'Memory', (sec) => {
 section('launch', 'Launch delays', (sec) => {
   const d = ds('launch_hist'), w = ds('launch_worst');
   sec.append(srcLine(d));
+  if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU ops with a known launch call in the trace.')); return; }
   const byTrace = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')));
   for (const list of byTrace.values()) {
@@ -670,8 +691,9 @@ section('launch', 'Launch delays', (sec) => {
       color: COLORS.device, tip: rowTip(d, r),
     })), { name: 'launch_hist', labelWidth: 120 }));
   }
-  if (w && rows(w).length) {
+  if (w && (w.unavailable || rows(w).length)) {
     sec.append(h('h3', { text: 'Largest total launch delay by launch call and GPU op' }), srcLine(w));
+    if (w.unavailable) return;
     sec.append(hbars(rows(w).map((r) => ({
       label: raw(get(w, r, 'gpu_short_name') || get(w, r, 'gpu_name')), value: get(w, r, 'total_delay'), formatted: fmtNs(get(w, r, 'total_delay')), tip: rowTip(w, r),
     })), { name: 'launch_worst' }));
