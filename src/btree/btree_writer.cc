@@ -223,6 +223,14 @@ uint8_t* PageImage::AddCell(size_t cell) {
   return bytes.data() + content;
 }
 
+void PageImage::RemoveLastCell(size_t cell, std::string& out) {
+  out.assign(reinterpret_cast<const char*>(bytes.data()) + content, cell);
+  std::memset(bytes.data() + content, 0, cell);
+  --cells;
+  Put16(bytes.data() + header + 2 * cells, 0);
+  content += static_cast<uint32_t>(cell);
+}
+
 void PageImage::Seal(uint8_t flag, uint32_t right_child) {
   uint8_t* p = bytes.data();
   p[0] = flag;
@@ -575,20 +583,32 @@ void IndexWriter::Append(std::string_view record) {
   MakeCell(prefix, static_cast<size_t>(n), record, (u - 12) * 64 / 255 - 23);
   ++entries_;
   if (has_pending_) {
-    // The entry that did not fit the last leaf separates it from the leaf this one starts.
+    // The entry that did not fit the held leaf separates it from the leaf this one starts.
+    SpillLeaf();
     seps_.push_back(std::move(pending_));
     has_pending_ = false;
   } else if (!leaf_.Fits(cell_.size())) {
-    SpillLeaf();
     pending_ = {cell_, cell_overflow_};
     has_pending_ = true;
     return;
   }
   AddCellToLeaf();
+  last_cell_size_ = cell_.size();
+  last_cell_overflow_ = cell_overflow_;
 }
 
 void IndexWriter::Close() {
-  if (has_pending_) {  // the last entry alone in the last leaf
+  if (has_pending_) {
+    // The last entry did not fit the held leaf, and no entry follows to be the last leaf's: an
+    // index separator is an entry of its own, so the held leaf's last entry becomes the separator
+    // and the pending one the last leaf's only cell.
+    if (leaf_.cells < 2) Errorf("internal error: an index leaf holds fewer than two entries");
+    Sep sep;
+    leaf_.RemoveLastCell(last_cell_size_, sep.bytes);
+    sep.overflow = last_cell_overflow_;
+    if (last_cell_overflow_) leaf_refs_.pop_back();  // the separator's chain is mapped as a separator's
+    SpillLeaf();
+    seps_.push_back(std::move(sep));
     cell_ = pending_.bytes;
     cell_overflow_ = pending_.overflow;
     AddCellToLeaf();

@@ -93,6 +93,8 @@ struct PageImage {
   void Reset(uint32_t header_size);
   bool Fits(size_t cell) const { return header + 2 * (cells + 1) + cell <= content; }
   uint8_t* AddCell(size_t cell);  // room for a cell of that size (Fits() must hold)
+  // Takes the last cell added (of that size) out again; its bytes are copied to out.
+  void RemoveLastCell(size_t cell, std::string& out);
   // Writes the page header (flag: 0x0D table leaf, 0x05 table interior, 0x0A index leaf, 0x02 index
   // interior; right_child for interior pages).
   void Seal(uint8_t flag, uint32_t right_child = 0);
@@ -232,8 +234,12 @@ class IndexWriter : public TreeWriter {
 
  private:
   void Close() override;
-  Sep pending_;  // an entry that did not fit its leaf: the separator, once another follows
+  // An entry that did not fit the leaf: the separator between that leaf (held in leaf_, not yet
+  // spilled) and the next, once another entry follows.
+  Sep pending_;
   bool has_pending_ = false;
+  size_t last_cell_size_ = 0;  // of the leaf's last cell
+  bool last_cell_overflow_ = false;
 };
 
 // Puts the trees into the SQLite database file at path, which SQLite has committed and closed:

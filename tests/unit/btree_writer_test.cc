@@ -248,6 +248,24 @@ TEST_CASE("btree: tables and indexes of every depth read back through SQLite", "
   CHECK(files == 20);
 }
 
+TEST_CASE("btree: an index whose last entry does not fit its last leaf", "[btree]") {
+  // Entries of one size fill each leaf with the same count, so some row count ends every index on
+  // an entry that starts a leaf of its own: every count up to past three leaves of 512 bytes.
+  TempDir dir("tq_btree_last");
+  for (size_t n = 1; n <= 160; ++n) {
+    INFO("rows " << n);
+    std::vector<Row> rows;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t k = static_cast<int64_t>(i);
+      rows.push_back({1000 + k, 10 + k % 50, false, "x", false, 100000 + k});
+    }
+    std::string path = dir / fmt::format("n{}.db", n);
+    CreateEmpty(path, 512);
+    Write(dir.path.string(), path, 512, rows);
+    Check(path, rows);
+  }
+}
+
 TEST_CASE("btree: a name left by an import killed while placing does not stop the next", "[btree]") {
   TempDir dir("tq_btree_stale");
   if (!CanAdopt(dir.path.string())) {
