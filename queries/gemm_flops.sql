@@ -78,15 +78,21 @@ shapes AS (
   LEFT JOIN input_shapes AS sh ON sh.id = b.input_shape_id
   GROUP BY b.trace_id, b.name, 3, 4, b.concrete, b.device
 ),
--- FLOPs, bytes and dtype of one op per shape (view op_costs: the formulas above).
-costs AS (
-  SELECT op_event_id, dtype, flops, bytes FROM op_costs
-  WHERE op_event_id IN (SELECT rep FROM shapes)
+-- FLOPs, bytes and dtype per (op name, shape, Concrete Inputs), from one op of each over all traces
+-- (view op_costs: the formulas above): ops with the same name and args cost the same, and the ranks
+-- of a job share their shapes. Materialized: flattened into the grouping below, each use of flops
+-- or bytes would evaluate the view's expressions again (4.8 s instead of 0.5 on 228 traces).
+costs AS MATERIALIZED (
+  SELECT r.name, r.dims, r.types, r.concrete, c.dtype, c.flops, c.bytes
+  FROM (SELECT name, dims, types, concrete, min(rep) AS rep FROM shapes
+        GROUP BY name, dims, types, concrete) AS r
+  JOIN op_costs AS c ON c.op_event_id = r.rep
 ),
 costed AS (
   SELECT s.*, c.dtype, c.flops, c.bytes
   FROM shapes AS s
-  JOIN costs AS c ON c.op_event_id = s.rep
+  JOIN costs AS c
+    ON c.name = s.name AND c.dims IS s.dims AND c.types IS s.types AND c.concrete IS s.concrete
 ),
 -- Back to the shapes, with the device and its peaks.
 rated AS (

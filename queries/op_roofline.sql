@@ -69,7 +69,7 @@ concrete_ops AS MATERIALIZED (
     AND d.op_name IN (SELECT name FROM models)
 ),
 groups AS MATERIALIZED (
-  SELECT trace_id, name, input_shape_id, device, calls, gpu_ops, gpu_time, rep, name_id
+  SELECT trace_id, name, input_shape_id, concrete, device, calls, gpu_ops, gpu_time, rep, name_id
   FROM (
     SELECT * FROM plain
     UNION ALL
@@ -79,9 +79,15 @@ groups AS MATERIALIZED (
     GROUP BY input_shape_id, trace_id, op_name, concrete, device)
   ORDER BY input_shape_id, trace_id, name, concrete, device
 ),
-costs AS (
-  SELECT op_event_id, family, category, dtype, unit, flops, bytes FROM op_costs
-  WHERE op_event_id IN (SELECT rep FROM groups)
+-- Costs per (op name, shape, Concrete Inputs), from one op of each over all traces: ops with the
+-- same name and args cost the same (view op_costs), and the ranks of a job share their shapes.
+-- Materialized: flattened into rows_, each use of flops or bytes would evaluate the view's
+-- expressions again.
+costs AS MATERIALIZED (
+  SELECT r.name, r.input_shape_id, r.concrete, c.family, c.category, c.dtype, c.unit, c.flops, c.bytes
+  FROM (SELECT name, input_shape_id, concrete, min(rep) AS rep FROM groups
+        GROUP BY name, input_shape_id, concrete) AS r
+  JOIN op_costs AS c ON c.op_event_id = r.rep
 ),
 rows_ AS (
   SELECT g.trace_id,
@@ -90,7 +96,8 @@ rows_ AS (
          g.calls, g.gpu_ops, g.gpu_time, c.flops, c.bytes, g.device, n.host_copy
   FROM kcat AS n                      -- (this order: by GPU op name, then the groups' order)
   CROSS JOIN groups AS g ON g.name_id = n.name_id
-  LEFT JOIN costs AS c ON c.op_event_id = g.rep
+  LEFT JOIN costs AS c
+    ON c.name IS g.name AND c.input_shape_id IS g.input_shape_id AND c.concrete IS g.concrete
   LEFT JOIN input_shapes AS sh ON sh.id = g.input_shape_id
   UNION ALL
   -- GPU ops that no CPU op launched
