@@ -28,41 +28,54 @@ grid AS MATERIALIZED (
                    (t1 - t0 + coalesce(:buckets, 200) - 1) / max(coalesce(:buckets, 200), 1)) AS w
         FROM spans WHERE t1 > t0)
 ),
-gaps AS (                             -- each idle gap with the first and last bucket it overlaps
-                                      -- (+g.dur: read from the covering idle_gaps_cause_ts index)
-  SELECT g.trace_id, g.device, g.cause, g.ts, g.ts + g.dur AS end_ts, d.t0, d.w,
-         (g.ts - d.t0) / d.w AS k0, (g.ts + g.dur - 1 - d.t0) / d.w AS k1
-  FROM grid AS d
-  JOIN idle_gaps AS g ON g.trace_id = d.trace_id AND g.device IS d.device AND +g.dur > 0
+buckets(trace_id, device, k, n, t0, t1, w) AS (  -- in (trace, device, bucket) order, so that the
+  SELECT trace_id, device, 0, n, t0, t1, w FROM grid  -- range scans below walk the gaps index forward
+  UNION ALL
+  SELECT trace_id, device, k + 1, n, t0, t1, w FROM buckets WHERE k + 1 < n
+  ORDER BY 1, 2, 3
 ),
-parts(trace_id, device, cause, k, k1, ts, end_ts, t0, w) AS (  -- a gap across buckets: its part in
-  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps WHERE k0 < k1  -- each
+gaps AS (                             -- the idle gaps across a bucket edge (+g.dur: read from the
+  SELECT * FROM (                     -- covering idle_gaps_cause_ts index)
+    SELECT g.trace_id, g.device, g.cause, g.ts, g.ts + g.dur AS end_ts, d.t0, d.w,
+           (g.ts - d.t0) / d.w AS k0, (g.ts + g.dur - 1 - d.t0) / d.w AS k1
+    FROM grid AS d
+    JOIN idle_gaps AS g ON g.trace_id = d.trace_id AND g.device IS d.device AND +g.dur > 0)
+  WHERE k0 < k1
+),
+parts(trace_id, device, cause, k, k1, ts, end_ts, t0, w) AS (  -- their part in each bucket
+  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps
   UNION ALL
   SELECT trace_id, device, cause, k + 1, k1, t0 + (k + 1) * w, end_ts, t0, w FROM parts WHERE k < k1
 ),
-idle AS (                             -- idle ns per bucket and cause: a gap inside one bucket, or the
-                                      -- parts of one across buckets (gaps are disjoint, so the sums are
-                                      -- the exact idle time)
+spill AS MATERIALIZED (               -- per bucket and cause: what those parts add, less their whole
+                                      -- length where they start (counted in full there below)
   SELECT trace_id, device, k,
          sum(CASE WHEN cause = 'host' THEN ns ELSE 0 END) AS host,
          sum(CASE WHEN cause = 'device' THEN ns ELSE 0 END) AS device_,
          sum(CASE WHEN cause = 'unknown' THEN ns ELSE 0 END) AS unknown
-  FROM (SELECT trace_id, device, cause, k0 AS k, end_ts - ts AS ns FROM gaps WHERE k0 = k1
+  FROM (SELECT trace_id, device, cause, k, min(end_ts, t0 + (k + 1) * w) - ts AS ns FROM parts
         UNION ALL
-        SELECT trace_id, device, cause, k, min(end_ts, t0 + (k + 1) * w) - ts FROM parts)
+        SELECT trace_id, device, cause, k0, ts - end_ts FROM gaps)
   GROUP BY trace_id, device, k
 ),
-buckets(trace_id, device, k, n, t0, t1, w) AS (
-  SELECT trace_id, device, 0, n, t0, t1, w FROM grid
-  UNION ALL
-  SELECT trace_id, device, k + 1, n, t0, t1, w FROM buckets WHERE k + 1 < n
-),
-b AS (
-  SELECT b.trace_id, b.device, b.k, b.t0 + b.k * b.w AS ts, b.k * b.w AS offset_ns,
-         min(b.w, b.t1 - (b.t0 + b.k * b.w)) AS dur,
-         coalesce(i.host, 0) AS host, coalesce(i.device_, 0) AS device_, coalesce(i.unknown, 0) AS unknown
+b AS (                                -- per bucket: the gaps that start in it (a range scan of the
+  SELECT b.trace_id, b.device, b.k,   -- (trace_id, device, cause, ts) index) plus the spill
+         b.t0 + b.k * b.w AS ts, b.k * b.w AS offset_ns, min(b.w, b.t1 - (b.t0 + b.k * b.w)) AS dur,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'host'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.host, 0) AS host,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'device'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.device_, 0) AS device_,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'unknown'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.unknown, 0) AS unknown
   FROM buckets AS b
-  LEFT JOIN idle AS i ON i.trace_id = b.trace_id AND i.device IS b.device AND i.k = b.k
+  LEFT JOIN spill AS s ON s.trace_id = b.trace_id AND s.device IS b.device AND s.k = b.k
+  LIMIT -1                            -- (not flattened: each sum read once, not once per use)
 )
 SELECT
   b.trace_id,
