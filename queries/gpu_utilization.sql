@@ -28,50 +28,68 @@ grid AS MATERIALIZED (
                    (t1 - t0 + coalesce(:buckets, 200) - 1) / max(coalesce(:buckets, 200), 1)) AS w
         FROM spans WHERE t1 > t0)
 ),
-buckets(trace_id, device, k, n, t0, t1, w) AS (
-  SELECT trace_id, device, 0, n, t0, t1, w FROM grid
+buckets(trace_id, device, k, n, t0, t1, w) AS (  -- in (trace, device, bucket) order, so that the
+  SELECT trace_id, device, 0, n, t0, t1, w FROM grid  -- range scans below walk the gaps index forward
   UNION ALL
   SELECT trace_id, device, k + 1, n, t0, t1, w FROM buckets WHERE k + 1 < n
+  ORDER BY 1, 2, 3
 ),
-edges AS MATERIALIZED (               -- per bucket edge t: the idle gap that runs across it, if any
-  SELECT b.trace_id, b.device, b.k, b.n, b.t0, b.t1, b.w,  -- (gaps are disjoint: the last one that
-         (SELECT json_array(g.cause, g.ts + g.dur - (b.t0 + b.k * b.w))  -- starts before t), as
-            FROM (SELECT g.cause, g.ts, g.dur FROM idle_gaps AS g      -- [cause, ns past t]
-                   WHERE g.trace_id = b.trace_id AND g.device IS b.device
-                     AND g.ts < b.t0 + b.k * b.w AND g.dur > 0
-                   ORDER BY g.ts DESC LIMIT 1) AS g
-           WHERE g.ts + g.dur > b.t0 + b.k * b.w) AS cross_
+gaps AS (                             -- the idle gaps across a bucket edge (+g.dur: read from the
+  SELECT * FROM (                     -- covering idle_gaps_cause_ts index)
+    SELECT g.trace_id, g.device, g.cause, g.ts, g.ts + g.dur AS end_ts, d.t0, d.w,
+           (g.ts - d.t0) / d.w AS k0, (g.ts + g.dur - 1 - d.t0) / d.w AS k1
+    FROM grid AS d
+    JOIN idle_gaps AS g ON g.trace_id = d.trace_id AND g.device IS d.device AND +g.dur > 0)
+  WHERE k0 < k1
+),
+parts(trace_id, device, cause, k, k1, ts, end_ts, t0, w) AS (  -- their part in each bucket
+  SELECT trace_id, device, cause, k0, k1, ts, end_ts, t0, w FROM gaps
+  UNION ALL
+  SELECT trace_id, device, cause, k + 1, k1, t0 + (k + 1) * w, end_ts, t0, w FROM parts WHERE k < k1
+),
+spill AS MATERIALIZED (               -- per bucket and cause: what those parts add, less their whole
+                                      -- length where they start (counted in full there below)
+  SELECT trace_id, device, k,
+         sum(CASE WHEN cause = 'host' THEN ns ELSE 0 END) AS host,
+         sum(CASE WHEN cause = 'device' THEN ns ELSE 0 END) AS device_,
+         sum(CASE WHEN cause = 'unknown' THEN ns ELSE 0 END) AS unknown
+  FROM (SELECT trace_id, device, cause, k, min(end_ts, t0 + (k + 1) * w) - ts AS ns FROM parts
+        UNION ALL
+        SELECT trace_id, device, cause, k0, ts - end_ts FROM gaps)
+  GROUP BY trace_id, device, k
+),
+b AS (                                -- per bucket: the gaps that start in it (a range scan of the
+  SELECT b.trace_id, b.device, b.k,   -- (trace_id, device, cause, ts) index) plus the spill
+         b.t0 + b.k * b.w AS ts, b.k * b.w AS offset_ns, min(b.w, b.t1 - (b.t0 + b.k * b.w)) AS dur,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'host'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.host, 0) AS host,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'device'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.device_, 0) AS device_,
+         (SELECT coalesce(sum(g.dur), 0) FROM idle_gaps AS g
+           WHERE g.trace_id = b.trace_id AND g.device IS b.device AND g.cause = 'unknown'
+             AND g.ts >= b.t0 + b.k * b.w AND g.ts < b.t0 + (b.k + 1) * b.w AND +g.dur > 0)
+           + coalesce(s.unknown, 0) AS unknown
   FROM buckets AS b
-),
-idle AS MATERIALIZED (                -- per bucket and cause: the gaps that start in it (a range of
-  SELECT e.trace_id, e.device, e.k, e.n, e.t0, e.t1, e.w,  -- the (trace_id, device, cause, ts)
-         c.cause,                     -- index), plus the part past its start of the gap running
-         coalesce((SELECT sum(g.dur) FROM idle_gaps AS g  -- across it, less the part past its end
-                    WHERE g.trace_id = e.trace_id AND g.device IS e.device AND g.cause = c.cause
-                      AND g.ts >= e.t0 + e.k * e.w AND g.ts < e.t0 + (e.k + 1) * e.w AND g.dur > 0), 0)
-         + CASE WHEN json_extract(e.cross_, '$[0]') = c.cause THEN json_extract(e.cross_, '$[1]') ELSE 0 END
-         - coalesce((SELECT CASE WHEN json_extract(x.cross_, '$[0]') = c.cause THEN json_extract(x.cross_, '$[1]') END
-                       FROM edges AS x
-                      WHERE x.trace_id = e.trace_id AND x.device IS e.device AND x.k = e.k + 1), 0)
-         AS ns
-  FROM edges AS e
-  CROSS JOIN (SELECT 'host' AS cause UNION ALL SELECT 'device' UNION ALL SELECT 'unknown') AS c
+  LEFT JOIN spill AS s ON s.trace_id = b.trace_id AND s.device IS b.device AND s.k = b.k
+  LIMIT -1                            -- (not flattened: each sum read once, not once per use)
 )
 SELECT
   b.trace_id,
   t.rank,
   b.device,
   b.k AS bucket,
-  b.t0 + b.k * b.w AS ts,
-  b.k * b.w AS offset_ns,
-  min(b.w, b.t1 - (b.t0 + b.k * b.w)) AS dur,
-  min(b.w, b.t1 - (b.t0 + b.k * b.w)) - sum(b.ns) AS busy_ns,
-  sum(CASE WHEN b.cause = 'host' THEN b.ns ELSE 0 END) AS idle_host_ns,
-  sum(CASE WHEN b.cause = 'device' THEN b.ns ELSE 0 END) AS idle_device_ns,
-  sum(CASE WHEN b.cause = 'unknown' THEN b.ns ELSE 0 END) AS idle_unknown_ns,
-  round(100.0 * (min(b.w, b.t1 - (b.t0 + b.k * b.w)) - sum(b.ns)) / min(b.w, b.t1 - (b.t0 + b.k * b.w)), 2)
-    AS busy_pct
-FROM idle AS b
+  b.ts,
+  b.offset_ns,
+  b.dur,
+  b.dur - (b.host + b.device_ + b.unknown) AS busy_ns,
+  b.host AS idle_host_ns,
+  b.device_ AS idle_device_ns,
+  b.unknown AS idle_unknown_ns,
+  round(100.0 * (b.dur - (b.host + b.device_ + b.unknown)) / b.dur, 2) AS busy_pct
+FROM b
 JOIN traces AS t ON t.id = b.trace_id
-GROUP BY b.trace_id, b.device, b.k
 ORDER BY b.trace_id, b.device, b.k;

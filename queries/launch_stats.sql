@@ -26,78 +26,112 @@
 --                  condition cpu duration <= runtime_cutoff)
 --   runtime_outliers  launch calls (distinct) longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
-WITH nm AS MATERIALIZED (             -- a number per distinct GPU op name (gpu_op_names numbers
-  SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs): grouping by it is
-  FROM gpu_op_names                   -- grouping by the name, without reading or sorting names
-),
-graphs AS MATERIALIZED (              -- launch calls that ran more than one GPU op (CUDA/HIP graph
-  SELECT launch_event_id AS id        -- launches; the op_kernel_links_launch index holds them in
-  FROM op_kernel_links                -- order: no sort)
-  WHERE launch_event_id IS NOT NULL
-  GROUP BY launch_event_id
-  HAVING count(*) > 1
-),
-l AS (                                -- one row per GPU op with a launch, with the launch call's name
+WITH ops AS (                         -- sums over the GPU ops with a launch per (trace, launch API,
+                                      -- gpu_op_names id; 0 for group 'api'), every op counting its
+                                      -- call (the repeats of a graph launch's call are taken off below)
   SELECT
     k.trace_id,
     lc.name AS launch_name,
-    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nm.nid END AS gpu_nid,
-    -- call_dur: the launch call's duration on the first GPU op (lowest id) of the call in its row,
-    -- NULL on the others, so that a call counts once. Only a graph launch has earlier ops
-    -- (op_kernel_links_launch: one seek per op of a graph launch).
-    CASE WHEN k.launch_event_id NOT IN (SELECT id FROM graphs) OR NOT EXISTS (
-           SELECT 1 FROM op_kernel_links AS e
-           WHERE e.launch_event_id = k.launch_event_id AND e.gpu_event_id < k.gpu_event_id
-             AND (coalesce(:include_memory, 1) OR e.gpu_kind = 'kernel')
-             AND (coalesce(:group, 'kernel') = 'api'
-                  OR (SELECT g.name FROM gpu_op_names AS g WHERE g.id = e.name_id)
-                     IS (SELECT g.name FROM gpu_op_names AS g WHERE g.id = k.name_id)))
-         THEN k.launch_dur END AS call_dur,
-    k.launch_dur AS cpu_dur,
-    k.gpu_dur,
-    k.launch_delay AS delay,
-    k.gpu_ts - k.launch_ts AS s2s,
-    max(k.launch_ts + k.launch_dur, k.gpu_ts + k.gpu_dur) - k.launch_ts AS total
+    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE k.name_id END AS name_id,
+    count(*) AS launches,
+    count(k.launch_dur) AS timed,
+    sum(k.launch_dur) AS cpu_sum,
+    min(k.launch_dur) AS cpu_min,
+    max(k.launch_dur) AS cpu_max,
+    sum(k.launch_dur > coalesce(:runtime_cutoff, 50000)) AS cpu_outliers,
+    sum(k.gpu_dur) AS gpu_sum,
+    sum(k.launch_delay) AS delay_sum,
+    min(k.launch_delay) AS delay_min,
+    max(k.launch_delay) AS delay_max,
+    sum(k.launch_delay >= 0) AS queued,
+    sum(CASE WHEN k.launch_delay >= 0 THEN k.launch_delay END) AS queue_sum,
+    max(CASE WHEN k.launch_delay >= 0 THEN k.launch_delay END) AS queue_max,
+    sum(max(k.launch_delay, 0)) AS hta_delay_sum,
+    sum(k.gpu_ts - k.launch_ts) AS s2s_sum,
+    min(k.gpu_ts - k.launch_ts) AS s2s_min,
+    max(k.gpu_ts - k.launch_ts) AS s2s_max,
+    sum(max(k.launch_ts + k.launch_dur, k.gpu_ts + k.gpu_dur) - k.launch_ts) AS total_sum,
+    sum(k.gpu_dur < k.launch_dur) AS short_kernels,
+    sum(k.launch_delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
   FROM op_kernel_links AS k
-  CROSS JOIN nm ON nm.id = k.name_id  -- (the ops scanned once, their name number looked up)
   JOIN events AS lc ON lc.id = k.launch_event_id
   WHERE k.launch_event_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
     AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
-  LIMIT -1                            -- (not flattened into agg: call_dur computed once per row)
+  GROUP BY k.trace_id, lc.name, 3
 ),
-agg AS (
-  SELECT
-    trace_id, launch_name, gpu_nid,
-    count(*) AS launches,
-    count(call_dur) AS calls,
-    sum(call_dur) AS cpu_total,
-    sum(call_dur) / count(call_dur) AS cpu_avg,
-    min(cpu_dur) AS cpu_min,
-    max(cpu_dur) AS cpu_max,
-    sum(gpu_dur) / count(*) AS gpu_avg,
-    sum(delay) / count(*) AS delay_avg,
-    min(delay) AS delay_min,
-    max(delay) AS delay_max,
-    sum(delay >= 0) AS queued,
-    sum(CASE WHEN delay >= 0 THEN delay END) / sum(delay >= 0) AS queue_avg,
-    max(CASE WHEN delay >= 0 THEN delay END) AS queue_max,
-    sum(max(delay, 0)) / count(*) AS hta_delay_avg,
-    sum(s2s) / count(*) AS s2s_avg,
-    min(s2s) AS s2s_min,
-    max(s2s) AS s2s_max,
-    sum(total) / count(*) AS total_avg,
-    sum(gpu_dur < cpu_dur) AS short_kernels,
-    sum(call_dur > coalesce(:runtime_cutoff, 50000)) AS runtime_outliers,
-    sum(delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
-  FROM l
-  GROUP BY trace_id, launch_name, gpu_nid
+nm AS MATERIALIZED (                  -- a number per distinct GPU op name (gpu_op_names numbers
+  SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs); 0 for group 'api'
+  FROM gpu_op_names
+  UNION ALL SELECT 0, 0
+),
+repeats AS (                          -- a launch call that ran more than one GPU op of a row (CUDA/HIP
+  SELECT g.trace_id, g.launch_event_id, g.nid, count(*) - 1 AS n, g.launch_dur  -- graph launch):
+  FROM (SELECT k.trace_id, k.launch_event_id, k.launch_dur,  -- its ops past the first, whose call
+               CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0  -- the cpu_* columns leave out
+                    ELSE (SELECT nm.nid FROM nm WHERE nm.id = k.name_id) END AS nid
+          FROM (SELECT launch_event_id AS id FROM op_kernel_links  -- (op_kernel_links_launch holds
+                 WHERE launch_event_id IS NOT NULL               -- the calls in order: no sort)
+                 GROUP BY launch_event_id HAVING count(*) > 1) AS c
+          JOIN op_kernel_links AS k ON k.launch_event_id = c.id
+         WHERE (:trace_id IS NULL OR k.trace_id = :trace_id)
+           AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')) AS g
+  GROUP BY g.launch_event_id, g.nid
+  HAVING count(*) > 1
+),
+repeated AS (                         -- per row: the repeats' count, call time, runtime outliers
+  SELECT r.trace_id, lc.name AS launch_name, r.nid,
+         sum(CASE WHEN r.launch_dur IS NOT NULL THEN r.n ELSE 0 END) AS n,
+         coalesce(sum(r.n * r.launch_dur), 0) AS cpu_sum,
+         coalesce(sum(r.n * (r.launch_dur > coalesce(:runtime_cutoff, 50000))), 0) AS cpu_outliers
+  FROM repeats AS r JOIN events AS lc ON lc.id = r.launch_event_id
+  GROUP BY r.trace_id, lc.name, r.nid
+),
+agg AS (                              -- per row: gpu_op_names ids of one name together
+  SELECT o.trace_id, o.launch_name, nm.nid AS gpu_nid,
+    sum(o.launches) AS launches,
+    sum(o.timed) AS timed,
+    sum(o.cpu_sum) AS cpu_sum,
+    min(o.cpu_min) AS cpu_min,
+    max(o.cpu_max) AS cpu_max,
+    sum(o.cpu_outliers) AS cpu_outliers,
+    sum(o.gpu_sum) AS gpu_sum,
+    sum(o.delay_sum) AS delay_sum,
+    min(o.delay_min) AS delay_min,
+    max(o.delay_max) AS delay_max,
+    sum(o.queued) AS queued,
+    sum(o.queue_sum) AS queue_sum,
+    max(o.queue_max) AS queue_max,
+    sum(o.hta_delay_sum) AS hta_delay_sum,
+    sum(o.s2s_sum) AS s2s_sum,
+    min(o.s2s_min) AS s2s_min,
+    max(o.s2s_max) AS s2s_max,
+    sum(o.total_sum) AS total_sum,
+    sum(o.short_kernels) AS short_kernels,
+    sum(o.delay_outliers) AS delay_outliers
+  FROM ops AS o JOIN nm ON nm.id = o.name_id
+  GROUP BY o.trace_id, o.launch_name, nm.nid
+),
+a AS (
+  SELECT g.*, g.timed - coalesce(r.n, 0) AS calls, r.cpu_sum AS r_cpu_sum, r.cpu_outliers AS r_cpu_outliers
+  FROM agg AS g
+  LEFT JOIN repeated AS r ON r.trace_id = g.trace_id AND r.launch_name = g.launch_name AND r.nid = g.gpu_nid
 )
 SELECT a.trace_id, a.launch_name,
   CASE WHEN a.gpu_nid = 0 THEN '*' ELSE (SELECT name FROM gpu_op_names WHERE id = a.gpu_nid) END AS gpu_name,
-  a.launches, a.calls, a.cpu_total, a.cpu_avg, a.cpu_min, a.cpu_max, a.gpu_avg, a.delay_avg, a.delay_min,
-  a.delay_max, a.queued, a.queue_avg, a.queue_max, a.hta_delay_avg, 
-  a.s2s_avg, a.s2s_min, a.s2s_max, a.total_avg, a.short_kernels, a.runtime_outliers, a.delay_outliers
-FROM agg AS a
-ORDER BY a.cpu_total DESC, a.trace_id, a.launch_name, gpu_name
+  a.launches, a.calls,
+  CASE WHEN a.calls > 0 THEN a.cpu_sum - coalesce(a.r_cpu_sum, 0) END AS cpu_total,
+  CASE WHEN a.calls > 0 THEN a.cpu_sum - coalesce(a.r_cpu_sum, 0) END / a.calls AS cpu_avg,
+  a.cpu_min, a.cpu_max,
+  a.gpu_sum / a.launches AS gpu_avg,
+  a.delay_sum / a.launches AS delay_avg, a.delay_min, a.delay_max,
+  a.queued, a.queue_sum / a.queued AS queue_avg, a.queue_max,
+  a.hta_delay_sum / a.launches AS hta_delay_avg,
+  a.s2s_sum / a.launches AS s2s_avg, a.s2s_min, a.s2s_max,
+  a.total_sum / a.launches AS total_avg,
+  a.short_kernels,
+  CASE WHEN a.calls > 0 THEN a.cpu_outliers - coalesce(a.r_cpu_outliers, 0) END AS runtime_outliers,
+  a.delay_outliers
+FROM a
+ORDER BY cpu_total DESC, a.trace_id, a.launch_name, gpu_name
 LIMIT coalesce(:limit, 50);
