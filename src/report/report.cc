@@ -403,10 +403,16 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
     jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, {}, false, 1 << 30});
   }
   int64_t devices = options.devices > 0 ? options.devices : CountTraces(db_path);
-  for (DatasetJob& job : DatasetJobs(options.db_label, devices)) {
+  std::vector<DatasetJob> page = DatasetJobs(options.db_label, devices);
+  for (size_t i = 0; i < page.size(); ++i) {
+    DatasetJob& job = page[i];
     if (options.findings) {
+      // Findings::shared names datasets run with ReportDatasets()'s parameters: one sized for
+      // many devices runs on its own.
       const auto& shared = options.findings->shared;
-      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end();
+      const auto& few = ReportDatasets()[i].params;
+      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end() &&
+                           job.params == Params(few.begin(), few.end());
     }
     jobs.push_back(std::move(job));
   }
