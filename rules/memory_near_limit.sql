@@ -3,16 +3,19 @@
 --   peak_allocated; needs profile_memory=True, and traces whose allocator events carry totals:
 --   a running sum of Bytes has an unknown base) reaches at least :min_fraction of its memory
 --   (devices.total_memory). The rule runs only when a [memory] event's integer total
---   (memory_args) reaches that much of a device of that id (one cheap scan).
+--   (memory_args) reaches that much of a device of that id (one scan: each device id's largest
+--   total, then the devices of that id; joining every event to every device of its id grows with
+--   the traces squared: 53 s of CPU on 256 traces).
 -- evidence: the peak's event and time (memory_peak.peak_event_id, peak_ts) and the op running then.
 -- advice: Near the limit the allocator frees its cache and retries (cudaFree, synchronising) and an
 --   out-of-memory error is a batch away: activation checkpointing, smaller micro-batches with
 --   gradient accumulation, bf16, FSDP/ZeRO sharding, expandable_segments.
 -- time lost: 0: a risk, not time spent (the allocator's retries show up in allocator_churn).
 -- anchor: TensorBoard plugin memory view; PyTorch memory snapshot.
--- when: EXISTS (SELECT 1 FROM memory_args AS m JOIN devices AS d ON d.device = m.device_id
---   WHERE m.device_type IN (1, 6) AND d.total_memory > 0
---     AND coalesce(m.total_reserved, m.total_allocated) >= :min_fraction * d.total_memory)
+-- when: EXISTS (SELECT 1 FROM (SELECT device_id, max(coalesce(total_reserved, total_allocated)) AS top
+--                             FROM memory_args WHERE device_type IN (1, 6) GROUP BY device_id) AS m
+--   JOIN devices AS d ON d.device = m.device_id
+--   WHERE d.total_memory > 0 AND m.top >= :min_fraction * d.total_memory)
 -- uses: memory_peak
 -- param :min_fraction 0.9 — report a device whose peak reaches this fraction of its memory
 SELECT

@@ -4,6 +4,7 @@
 #ifndef TRACESQL_REPORT_H_
 #define TRACESQL_REPORT_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -30,8 +31,14 @@ struct ReportDataset {
   int cost_ms = 0;
 };
 
-// The datasets every report runs, in page order.
+// The datasets every report runs, in page order, with the parameters of a database of few devices.
 const std::vector<ReportDataset>& ReportDatasets();
+
+// The per-device series (gpu_utilization buckets, memory_timeline points, collective_ranks top) get
+// a budget of points over all devices: a parameter is min(its value in ReportDatasets(),
+// max(floor, budget / devices)), so that the page's size grows slowly with the devices. Up to 16
+// devices the parameters are ReportDatasets()'s.
+std::vector<ReportDataset> ReportDatasetsFor(int64_t devices);
 
 struct ReportOptions {
   std::string db_label;  // the database as `tracesql run` lines on the page name it
@@ -50,6 +57,9 @@ struct ReportOptions {
     std::vector<std::string> shared;  // dataset keys
   };
   std::optional<Findings> findings;
+  // The devices the per-device series are sized for (ReportDatasetsFor); 0: the database's traces
+  // (one GPU each in a job of one trace per rank).
+  int64_t devices = 0;
   // Connections running the queries at once (0: one per core, at most 8).
   int threads = 0;
 };

@@ -293,7 +293,47 @@ const std::vector<ReportDataset>& ReportDatasets() {
   return kDatasets;
 }
 
+std::vector<ReportDataset> ReportDatasetsFor(int64_t devices) {
+  struct Budget {
+    const char* key;
+    const char* param;
+    int64_t points;  // over all devices
+    int64_t floor;   // per device
+  };
+  // 16 devices get ReportDatasets()'s values (200 buckets, 400 points, 100 collectives); 256 devices
+  // 16 buckets, 25 points and 10 collectives each (the page: 14 MB -> under 3 MB).
+  static constexpr Budget kBudgets[] = {
+      {"util", "buckets", 3200, 16},
+      {"memory", "points", 6400, 25},
+      {"coll_ranks", "top", 1600, 10},
+  };
+  std::vector<ReportDataset> out = ReportDatasets();
+  if (devices <= 0) return out;
+  for (ReportDataset& d : out) {
+    for (const Budget& b : kBudgets) {
+      if (d.key != b.key) continue;
+      for (auto& [name, value] : d.params) {
+        if (name != b.param) continue;
+        int64_t most = std::stoll(value);
+        value = std::to_string(std::min(most, std::max(b.floor, b.points / devices)));
+      }
+    }
+  }
+  return out;
+}
+
 namespace {
+
+// The database's traces (ReportOptions::devices when not given).
+int64_t CountTraces(const std::string& db_path) {
+  UserDb db = UserDb::Open(db_path, /*any_db=*/false);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db.get(), "SELECT count(*) FROM traces", -1, &stmt, nullptr) != SQLITE_OK) {
+    Errorf("{}: {}", db_path, sqlite3_errmsg(db.get()));
+  }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(stmt, sqlite3_finalize);
+  return sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+}
 
 // One dataset of the page: its bundled query and parameters, the `tracesql run` line that prints it,
 // and its JSON once made.
@@ -307,9 +347,9 @@ struct DatasetJob {
 };
 
 // The jobs of ReportDatasets(), their `tracesql run` lines naming label.
-std::vector<DatasetJob> DatasetJobs(const std::string& label) {
+std::vector<DatasetJob> DatasetJobs(const std::string& label, int64_t devices) {
   std::vector<DatasetJob> jobs;
-  for (const ReportDataset& d : ReportDatasets()) {
+  for (const ReportDataset& d : ReportDatasetsFor(devices)) {
     auto q = FindQuery(d.query, {});
     if (!q || !q->builtin) Errorf("bundled query {} is missing", d.query);
     DatasetJob job{d.key, d.query, q->text, "tracesql run " + ShellWord(label) + " " + d.query, *q, {}, {}, false, d.cost_ms};
@@ -362,10 +402,17 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
     // The advisor runs every rule: the longest job.
     jobs.push_back({"findings", "advise", options.findings->sql, options.findings->command, {}, {}, {}, false, 1 << 30});
   }
-  for (DatasetJob& job : DatasetJobs(options.db_label)) {
+  int64_t devices = options.devices > 0 ? options.devices : CountTraces(db_path);
+  std::vector<DatasetJob> page = DatasetJobs(options.db_label, devices);
+  for (size_t i = 0; i < page.size(); ++i) {
+    DatasetJob& job = page[i];
     if (options.findings) {
+      // Findings::shared names datasets run with ReportDatasets()'s parameters: one sized for
+      // many devices runs on its own.
       const auto& shared = options.findings->shared;
-      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end();
+      const auto& few = ReportDatasets()[i].params;
+      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end() &&
+                           job.params == Params(few.begin(), few.end());
     }
     jobs.push_back(std::move(job));
   }
@@ -424,7 +471,7 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
 
 std::string BuildJobReportHtml(const JobQuery& run, const ReportOptions& options) {
   std::string merge = fmt::format("tracesql merge {} -o job.db", ShellWord(options.db_label));
-  std::vector<DatasetJob> jobs = DatasetJobs(options.db_label);
+  std::vector<DatasetJob> jobs = DatasetJobs(options.db_label, options.devices);
   // One dataset after the other, each on the partitions in parallel (a job has more partitions than
   // cores, the page a dozen datasets).
   for (DatasetJob& j : jobs) {

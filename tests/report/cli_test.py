@@ -2,7 +2,7 @@
 """tracesql report on bad input, the datasets it shares with the advisor, and --format bar / .mode bar
 against golden outputs.
 
-usage: cli_test.py TRACESQL SAMPLE_TRACE GROUP [--update]     (GROUP: errors | shared | bar)
+usage: cli_test.py TRACESQL SAMPLE_TRACE GROUP [--update]     (GROUP: errors | shared | bar | devices)
 Golden outputs live in tests/report/golden/; --update rewrites them (check the diff by eye).
 """
 import difflib
@@ -213,9 +213,43 @@ def test_shared():
     check(len(page_datasets(os.path.join(WORK, 'ranks.html'))['collectives']['rows']) == 5, 'ranks: 5 collectives')
 
 
+def test_devices():
+    """The per-device series shrink with the devices (ReportDatasetsFor): a 20-rank job's page runs
+    gpu_utilization, memory_timeline and collective_ranks with 3200/20, 6400/20 and 1600/20, the
+    sample's one device keeps 200, 400 and 100; the page's rows are what its `tracesql run` line prints,
+    and the page draws the charts of at most 16 devices."""
+    gen = os.path.join(HERE, '..', '..', 'bench', 'gen_trace.py')
+    subprocess.run([sys.executable, gen, '--ranks', '20', '--steps', '2', '--layers', '2', '--hidden', '64', '--seqlen', '16',
+                    '--batch', '1', '--vocab', '128', '--compact', '-q', '-o', os.path.join(WORK, 'rank{rank}.json')],
+                   check=True, stderr=subprocess.DEVNULL)
+    ranks = [os.path.join(WORK, 'rank%d.json' % r) for r in range(20)]
+    p = run('import', '-q', *ranks, '-o', 'job.db')
+    check(p.returncode == 0, 'import: %s' % p.stderr)
+    want = {'util': ' -p buckets=160', 'memory': ' -p points=320', 'coll_ranks': ' -p top=80'}
+    few = {'util': ' -p buckets=200', 'memory': ' -p points=400', 'coll_ranks': ' -p top=100'}
+    p = run('import', '-q', SAMPLE, '-o', 'one.db')
+    check(p.returncode == 0, 'import: %s' % p.stderr)
+    for db, params in (('job.db', want), ('one.db', few)):
+        p = run('report', db, '-o', 'devices.html', '--force')
+        check(p.returncode == 0, 'report %s: %s' % (db, p.stderr))
+        data = page_datasets(os.path.join(WORK, 'devices.html'))
+        for key, tail in params.items():
+            command = data[key]['command']
+            check(command.endswith(tail), '%s: %s: %r does not end with %r' % (db, key, command, tail))
+    p = run('report', 'job.db', '-o', 'devices.html', '--force')
+    data = page_datasets(os.path.join(WORK, 'devices.html'))
+    util = data['util']
+    out = run(*shlex.split(util['command'])[1:], '--format', 'json')
+    printed = json.loads(out.stdout)
+    check(len(util['rows']) == len(printed) > 0, 'util: page %d rows, printed %d' % (len(util['rows']), len(printed)))
+    devices = {(r['trace_id'], r['device']) for r in printed}
+    check(len(devices) == 20, 'util: 20 devices, got %d' % len(devices))
+    check(all(sum(1 for r in printed if (r['trace_id'], r['device']) == dv) <= 160 for dv in devices), 'util: at most 160 buckets a device')
+
+
 WORK = tempfile.mkdtemp(prefix='tq_report_cli_')
 try:
-    {'errors': test_errors, 'shared': test_shared, 'bar': test_bar}[GROUP]()
+    {'errors': test_errors, 'shared': test_shared, 'bar': test_bar, 'devices': test_devices}[GROUP]()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
 if failures:

@@ -1,7 +1,7 @@
 # tracesql report (tests/report): the page in headless Chromium on real traces, bad input, the
 # datasets shared with the advisor, the report of a partition directory, and the terminal bar
 # format. Included from tests/CMakeLists.txt (this file runs in the tests/ directory scope).
-foreach(group IN ITEMS errors shared bar)
+foreach(group IN ITEMS errors shared bar devices)
   add_test(NAME report.${group}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/cli_test.py $<TARGET_FILE:tracesql>
                    ${PROJECT_SOURCE_DIR}/samples/tracelens_h100_bert_small_infer.json.gz ${group})

@@ -144,3 +144,34 @@ TEST_CASE("report: an existing file is refused without force, never an input", "
   CHECK(text == "<html>");
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 1);
 }
+
+TEST_CASE("report: the per-device series shrink with the devices, down to a floor", "[report][devices]") {
+  auto param = [](const std::vector<ReportDataset>& all, const std::string& key, const std::string& name) {
+    for (const ReportDataset& d : all) {
+      if (d.key != key) continue;
+      for (const auto& [k, v] : d.params) {
+        if (k == name) return v;
+      }
+    }
+    return std::string("(none)");
+  };
+  // Up to 16 devices: the parameters of ReportDatasets(); every other dataset never changes.
+  for (int64_t devices : {0, 1, 16}) {
+    auto all = ReportDatasetsFor(devices);
+    REQUIRE(all.size() == ReportDatasets().size());
+    for (size_t i = 0; i < all.size(); ++i) CHECK(all[i].params == ReportDatasets()[i].params);
+  }
+  auto twenty = ReportDatasetsFor(20);
+  CHECK(param(twenty, "util", "buckets") == "160");
+  CHECK(param(twenty, "memory", "points") == "320");
+  CHECK(param(twenty, "coll_ranks", "top") == "80");
+  CHECK(param(twenty, "kernels", "limit") == "20");
+  auto many = ReportDatasetsFor(256);
+  CHECK(param(many, "util", "buckets") == "16");
+  CHECK(param(many, "memory", "points") == "25");
+  CHECK(param(many, "coll_ranks", "top") == "10");
+  auto huge = ReportDatasetsFor(100000);
+  CHECK(param(huge, "util", "buckets") == "16");
+  CHECK(param(huge, "memory", "points") == "25");
+  CHECK(param(huge, "coll_ranks", "top") == "10");
+}

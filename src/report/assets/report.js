@@ -434,6 +434,18 @@ function deviceLabel(d, r) {
   return 'trace ' + raw(get(d, r, 'trace_id')) + (rank !== null && rank !== undefined ? ' (rank ' + raw(rank) + ')' : '') +
     (dev !== null && dev !== undefined ? ' · device ' + raw(dev) : '');
 }
+// Per-device charts: those of the first MAX_DEVICE_CHARTS groups (a job of many ranks would draw
+// hundreds); a note says how many are left out and where their numbers are.
+const MAX_DEVICE_CHARTS = 16;
+function firstDevices(sec, groups, where) {
+  const all = [...groups.entries()];
+  if (all.length > MAX_DEVICE_CHARTS) {
+    sec.append(h('p', { class: 'note', 'data-devices-shown': MAX_DEVICE_CHARTS, 'data-devices': all.length,
+      text: `Charts of the first ${MAX_DEVICE_CHARTS} of ${all.length} devices; ${where}.` }));
+  }
+  return all.slice(0, MAX_DEVICE_CHARTS);
+}
+
 function groupBy(list, keyFn) {
   const m = new Map();
   for (const x of list) { const k = keyFn(x); if (!m.has(k)) m.set(k, []); m.get(k).push(x); }
@@ -458,8 +470,8 @@ section('overview', 'Overview', (sec) => {
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('The database holds no traces.')); return; }
   const cards = h('div', { class: 'cards' });
-  for (const r of rows(d)) {
-    if (get(d, r, 'busy_pct') === null) continue;
+  const withBusy = groupBy(rows(d).filter((r) => get(d, r, 'busy_pct') !== null), (r) => rows(d).indexOf(r));
+  for (const [, [r]] of firstDevices(sec, withBusy, 'every device\'s busy share is in the bars below')) {
     const c = h('div', { class: 'card', 'data-dataset': d.key, 'data-row': rows(d).indexOf(r), 'data-col': 'busy_pct', 'data-v': raw(get(d, r, 'busy_pct')) },
       h('div', { class: 'k', text: 'GPU busy · ' + deviceLabel(d, r) }), h('div', { class: 'v', text: fmt('busy_pct', get(d, r, 'busy_pct')) }));
     cards.append(c);
@@ -489,7 +501,7 @@ section('utilization', 'GPU utilisation over time', (sec) => {
   if (!rows(d).length) { sec.append(note('No GPU ops with durations: nothing to plot.')); return; }
   sec.append(legend([['busy', COLORS.busy], ['idle: host (CPU launched late)', COLORS.host], ['idle: device (queued / latency)', COLORS.device], ['idle: unknown', COLORS.unknown]]));
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const list of byDev.values()) {
+  for (const [, list] of firstDevices(sec, byDev, 'every device\'s busy share is in Overview, its time by category in Temporal breakdown, and its buckets in the `tracesql run` line above')) {
     const first = list[0], last = list[list.length - 1];
     const x0 = num(get(d, first, 'ts')), x1 = num(get(d, last, 'ts')) + num(get(d, last, 'dur'));
     const bars = list.map((r) => ({
@@ -545,7 +557,7 @@ section('steps', 'Steps', (sec) => {
     sec.append(cards);
   }
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const list of byDev.values()) {
+  for (const [, list] of firstDevices(sec, byDev, 'every device\'s steps are in the table below')) {
     sec.append(h('h3', { text: deviceLabel(d, list[0]) }));
     const cats = list.map((r) => ({
       label: 'step ' + raw(get(d, r, 'step')),
@@ -583,7 +595,7 @@ section('idle', 'Idle gaps', (sec) => {
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU idle gaps (or no GPU ops).')); return; }
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const list of byDev.values()) {
+  for (const [, list] of firstDevices(sec, byDev, 'every device\'s gaps are in the `tracesql run` line above')) {
     sec.append(h('h3', { text: deviceLabel(d, list[0]) }));
     for (const [dim, title, color] of [['cause', 'By cause', null], ['length', 'Gap lengths (histogram)', COLORS.device], ['host_op', 'Host ops running when the GPU went idle', COLORS.host]]) {
       const part = list.filter((r) => get(d, r, 'dimension') === dim);
@@ -663,7 +675,7 @@ section('memory', 'Memory', (sec) => {
   if (p) sec.append(srcLine(p));
   const key = (dd, r) => raw(get(dd, r, 'trace_id')) + '/' + raw(get(dd, r, 'device_type')) + '/' + raw(get(dd, r, 'device_id'));
   const byDev = groupBy(rows(d), (r) => key(d, r));
-  for (const [k, list] of byDev) {
+  for (const [k, list] of firstDevices(sec, byDev, 'every device\'s peak is in the table below')) {
     const label = 'trace ' + raw(get(d, list[0], 'trace_id')) + ' · ' + (num(get(d, list[0], 'device_id')) < 0 ? 'CPU' : 'device ' + raw(get(d, list[0], 'device_id')));
     sec.append(h('h3', { text: label }));
     const pt = (r, c) => ({ x: num(get(d, r, 'ts')), y: num(get(d, r, c)), tip: rowTip(d, r) });
@@ -684,7 +696,7 @@ section('launch', 'Launch delays', (sec) => {
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU ops with a known launch call in the trace.')); return; }
   const byTrace = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')));
-  for (const list of byTrace.values()) {
+  for (const [, list] of firstDevices(sec, byTrace, 'every trace\'s distribution is in the `tracesql run` line above')) {
     sec.append(h('h3', { text: 'Distribution · ' + deviceLabel(d, list[0]) }));
     sec.append(hbars(list.map((r) => ({
       label: raw(get(d, r, 'bucket')), value: get(d, r, 'ops'), formatted: fmtInt(get(d, r, 'ops')) + ' ops · ' + raw(get(d, r, 'pct_ops')) + ' %',
