@@ -26,9 +26,13 @@ int QueryJob(const std::string& dir, const std::string& sql, const std::string& 
 // directory, or the query's name) when it has none: a user query, or a bundled one without it.
 std::string CombiningSqlFor(const QueryFile& q, const std::string& where);
 
-// The SQL each partition runs for query q: queries/combine/NAME.partial.sql, or q's own text when
-// it has none. An error, as CombiningSqlFor's, when q does not combine.
-std::string PartitionSqlFor(const QueryFile& q, const std::string& where);
+// The SQL each partition runs for query q, and where it comes from: queries/combine/NAME.partial.sql,
+// or q's own text when it has none. An error, as CombiningSqlFor's, when q does not combine.
+struct PartitionQuery {
+  std::string sql;
+  SqlSource source;
+};
+PartitionQuery PartitionQueryFor(const QueryFile& q, const std::string& where);
 
 // Runs bundled query q over the partition directory dir as `tracesql run DIR NAME` does (on each
 // partition its per-partition SQL, combined by queries/combine/NAME.sql) and hands the combining

@@ -132,10 +132,8 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   UserDb db = UserDb::Open(db_path, dbf.any_db);
   AttachDatabases(db, dbf.attach, dbf.against, dbf.any_db);
   if (dbf.per_partition) {
-    std::optional<std::string> partial = PartialSql(q->name);
-    CombiningSqlFor(*q, q->name);
-    Execute(db.get(), partial ? *partial : q->text,
-            SqlSource{partial ? "builtin:combine/" + q->name + ".partial" : q->Source(), 1}, params, query_out);
+    PartitionQuery partition = PartitionQueryFor(*q, q->name);
+    Execute(db.get(), partition.sql, partition.source, params, query_out);
     return 0;
   }
   Execute(db.get(), q->text, SqlSource{q->Source(), 1}, params, query_out);
@@ -151,7 +149,7 @@ int Queries(const std::string& show, bool combining, const OutputFlags& out, con
     auto q = FindQuery(show, dirs);
     if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", show, DidYouMean(show, dirs));
     std::string text = combining           ? CombiningSqlFor(*q, q->name)
-                       : dbf.per_partition ? PartitionSqlFor(*q, q->name)
+                       : dbf.per_partition ? PartitionQueryFor(*q, q->name).sql
                                            : q->text;
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);

@@ -106,19 +106,21 @@ std::string CombiningSqlFor(const QueryFile& q, const std::string& where) {
   return *combine;
 }
 
-std::string PartitionSqlFor(const QueryFile& q, const std::string& where) {
+PartitionQuery PartitionQueryFor(const QueryFile& q, const std::string& where) {
   CombiningSqlFor(q, where);
-  return PartialSql(q.name).value_or(q.text);
+  if (std::optional<std::string> partial = PartialSql(q.name)) {
+    return {*partial, SqlSource{"builtin:combine/" + q.name + ".partial", 1}};
+  }
+  return {q.text, SqlSource{q.Source(), 1}};
 }
 
 void RunJobInto(const PartitionDir& dir, const QueryFile& q, const Params& params, const CombineStep& step) {
   std::string combine = CombiningSqlFor(q, dir.dir);
-  std::optional<std::string> partial = PartialSql(q.name);
+  PartitionQuery partition = PartitionQueryFor(q, dir.dir);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p, CoverageOf(combine));
-  SqlSource partial_source{partial ? "builtin:combine/" + q.name + ".partial" : q.Source(), 1};
-  Combine(dir, parts, partial ? *partial : q.text, partial_source, p, params, combine,
-          SqlSource{"builtin:combine/" + q.name, 1}, step);
+  Combine(dir, parts, partition.sql, partition.source, p, params, combine, SqlSource{"builtin:combine/" + q.name, 1},
+          step);
 }
 
 int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params, const OutputFlags& out,
