@@ -58,7 +58,8 @@ struct ReportOptions {
   };
   std::optional<Findings> findings;
   // The devices the per-device series are sized for (ReportDatasetsFor); 0: the database's traces
-  // (one GPU each in a job of one trace per rank).
+  // (one GPU each in a job of one trace per rank), or for BuildJobReportHtml ReportDatasets()'s
+  // parameters (`tracesql report DIR` gives the job's traces, one a partition).
   int64_t devices = 0;
   // Connections running the queries at once (0: one per core, at most 8).
   int threads = 0;

@@ -275,6 +275,7 @@ const std::vector<ReportDataset>& ReportDatasets() {
   // cost_ms: CPU ms of the query on the 16-rank, 2.19 M-event database of bench/README.md (Report).
   static const std::vector<ReportDataset> kDatasets = {
       {"overview", "overview", {}, 220},
+      {"devices", "worst_devices", {{"limit", "16"}}, 500},
       {"temporal", "temporal_breakdown", {}, 270},
       {"util", "gpu_utilization", {{"buckets", "200"}}, 300},
       {"steps", "step_breakdown", {}, 330},
@@ -324,7 +325,8 @@ std::vector<ReportDataset> ReportDatasetsFor(int64_t devices) {
 
 namespace {
 
-// The database's traces (ReportOptions::devices when not given).
+// The database's traces (ReportOptions::devices when not given): one GPU each in a job of one trace
+// per rank. A partition directory holds one trace a partition (ReportJob in src/cli/report.cc).
 int64_t CountTraces(const std::string& db_path) {
   UserDb db = UserDb::Open(db_path, /*any_db=*/false);
   sqlite3_stmt* stmt = nullptr;
