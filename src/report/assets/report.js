@@ -439,14 +439,16 @@ function deviceLabel(d, r) {
 // worst_devices: the straggler ranks, then the lowest GPU busy share), in its order, the worst
 // first; a note names them and where every device's numbers are. idOf(list): a group's trace id and
 // device (null: any device of the trace), as raw() strings.
-const MAX_DEVICE_CHARTS = 16;  // worst_devices' -p limit on the page (src/report/report.cc)
+const MAX_DEVICE_CHARTS = 16;  // kDeviceCharts (include/tracesql/report.h): worst_devices' -p limit on the page
 function chosenDevices(sec, groups, where, idOf) {
   const all = [...groups.entries()];
   if (all.length <= MAX_DEVICE_CHARTS) return all;
   const wd = ds('devices');
   if (!rows(wd).length) {
+    // Not run (a database of at most 16 traces whose traces have several devices), or failed.
+    const why = wd ? 'worst_devices, which chooses them, gave none here' : 'worst_devices chooses them in a job of more than ' + MAX_DEVICE_CHARTS + ' traces';
     sec.append(h('p', { class: 'note', 'data-devices-shown': MAX_DEVICE_CHARTS, 'data-devices': all.length,
-      text: `Charts of the first ${MAX_DEVICE_CHARTS} of ${all.length} devices (worst_devices, which chooses them, gave no rows here); ${where}.` }));
+      text: `Charts of the first ${MAX_DEVICE_CHARTS} of ${all.length} devices (${why}); ${where}.` }));
     return all.slice(0, MAX_DEVICE_CHARTS);
   }
   const pick = (list) => {
@@ -455,13 +457,13 @@ function chosenDevices(sec, groups, where, idOf) {
   };
   const chosen = all.map((g) => [pick(g[1]), g]).filter(([i]) => i >= 0)
     .sort((a, b) => a[0] - b[0]).slice(0, MAX_DEVICE_CHARTS).map(([, g]) => g);
-  const names = chosen.map(([, list]) => {
+  const names = [...new Set(chosen.map(([, list]) => {
     const [t, dv] = idOf(list);
     const r = rows(wd).find((x) => raw(get(wd, x, 'trace_id')) === t && (dv === null || raw(get(wd, x, 'device')) === dv));
     const rank = get(wd, r, 'rank');
     return (rank !== null ? 'rank ' + raw(rank) : 'trace ' + raw(get(wd, r, 'trace_id'))) +
       (get(wd, r, 'straggler_skew_ns') !== null ? ' (straggler)' : '');
-  });
+  }))];
   sec.append(h('p', { class: 'note', 'data-devices-shown': chosen.length, 'data-devices': all.length,
     'data-chosen': chosen.map(([, list]) => idOf(list).join('/')).join(' '),
     text: `Charts of ${chosen.length} of ${all.length} devices, the worst first as worst_devices ranks them ` +
