@@ -1,7 +1,7 @@
 -- name: worst_devices
 -- description: The GPU devices most worth a look, worst first: the straggler ranks the others wait for at their collectives, then the devices with the lowest GPU busy share. tracesql report draws its per-device charts for these.
 -- param :limit 16 (integer) — number of devices (-1: every device, ranked)
--- param :min_fraction 0.5 (real) — a straggler starts last at least this fraction of the collectives that ran on two ranks or more
+-- param :min_fraction 0.5 (number) — a straggler starts last at least this fraction of the collectives that ran on two ranks or more
 -- param :min_skew_ns 100000 (integer) — ... and the others waited at least this long for it in all (ns)
 --
 -- The rule (the straggler test is the advisor's rule stragglers, with its defaults):
