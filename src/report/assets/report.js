@@ -519,8 +519,7 @@ section('overview', 'Overview', (sec) => {
   if (!rows(d).length) { sec.append(note('The database holds no traces.')); return; }
   const cards = h('div', { class: 'cards' });
   const withBusy = groupBy(rows(d).filter((r) => get(d, r, 'busy_pct') !== null), (r) => rows(d).indexOf(r));
-  const rowId = (list) => [raw(get(d, list[0], 'trace_id')), raw(get(d, list[0], 'device'))];
-  for (const [, [r]] of chosenDevices(sec, withBusy, 'every device\'s busy share is in the bars below', rowId)) {
+  for (const [, [r]] of chosenDevices(sec, withBusy, 'every device\'s busy share is in the bars below', devId(d))) {
     const c = h('div', { class: 'card', 'data-dataset': d.key, 'data-row': rows(d).indexOf(r), 'data-col': 'busy_pct', 'data-v': raw(get(d, r, 'busy_pct')) },
       h('div', { class: 'k', text: 'GPU busy · ' + deviceLabel(d, r) }), h('div', { class: 'v', text: fmt('busy_pct', get(d, r, 'busy_pct')) }));
     cards.append(c);
