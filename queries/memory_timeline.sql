@@ -3,7 +3,7 @@
 -- param :trace_id NULL (integer) — only this trace (traces.id); all traces when NULL
 -- param :device NULL (integer) — only this device_id (-1 = CPU, 0.. = GPUs); every device when NULL
 -- param :buckets 0 (integer) — 0: one row per allocator event (but see :points); N > 0: each device's span cut into N equal time buckets (empty buckets left out)
--- param :points 2000 (integer) — with :buckets 0, a device with more than this many events is cut into :points buckets instead (at most :points rows per device, for plotting; the maxima are kept); 0: one row per event whatever the size
+-- param :points NULL (integer) — with :buckets 0, a device with more than this many events is cut into :points buckets instead (at most :points rows per device, for plotting; the maxima are kept); 0: one row per event whatever the size; NULL: 2000 for up to 16 devices in scope, fewer for more (32,000 rows at most shared among them, at least 25 per device: see below)
 --
 -- A device is (device_type, device_id) of memory_events: device_type 0 CPU, 1 CUDA (6 seen on
 -- ROCm); device_id -1 for the CPU.
@@ -21,20 +21,37 @@
 -- *_max = the largest value in the bucket.
 -- op_name: the innermost CPU op running when the event (per bucket: the one reaching
 -- allocated_max first) happened (memory_events.cpu_op_id); NULL outside any op.
+-- Default :points (NULL), from the number D of devices in scope (memory_devices rows, after
+-- :trace_id and :device): the largest divisor of 2000 that is at most 32000 / D, at least 25 —
+-- 2000 up to 16 devices, 1000 up to 32, 500 up to 64, 400 up to 80, 250 up to 128, 200 up to 160,
+-- 125 up to 256 (a 256-rank job of one device each), 100 up to 320, 80 up to 400, 50 up to 640, 40
+-- up to 800, 25 beyond (at most 32,000 rows up to 1,280 devices). A divisor of 2000: each of its
+-- buckets is a union of the 2000 buckets of the same span, so that the rows of a partition
+-- directory's partitions combine exactly (queries/combine/memory_timeline.sql).
 WITH RECURSIVE
--- The devices in scope, from memory_devices (their span and size without a pass over the events):
--- how many buckets (0: one row per event) and k, a number for each in output order.
-dev AS MATERIALIZED (
-  SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1,
-         without_total,
-         CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
-              WHEN coalesce(:points, 2000) > 0 AND events > coalesce(:points, 2000)
-              THEN coalesce(:points, 2000)
-              ELSE 0 END AS nb,
+-- The devices in scope, from memory_devices (their span and size without a pass over the events),
+-- and k, a number for each in output order; dev adds how many buckets (0: one row per event).
+scope AS MATERIALIZED (
+  SELECT trace_id, device_type, device_id, first_ts AS t0, last_ts AS t1, without_total, events,
          row_number() OVER (ORDER BY trace_id, device_type, device_id) AS k
   FROM memory_devices
   WHERE (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
+),
+-- The most rows per device: :points, else the default for the devices in scope (see above).
+budget(points) AS (
+  SELECT coalesce(:points, (
+    SELECT max(column1)
+    FROM (VALUES (2000), (1000), (500), (400), (250), (200), (125), (100), (80), (50), (40), (25))
+    WHERE column1 = 25 OR column1 * (SELECT count(*) FROM scope) <= 32000))
+),
+dev AS MATERIALIZED (
+  SELECT s.trace_id, s.device_type, s.device_id, s.t0, s.t1, s.without_total,
+         CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets
+              WHEN b.points > 0 AND s.events > b.points THEN b.points
+              ELSE 0 END AS nb,
+         s.k
+  FROM scope AS s CROSS JOIN budget AS b
 ),
 n(j) AS (                             -- 0 .. the most buckets of a device - 1
   SELECT 0
@@ -53,12 +70,17 @@ buckets AS (
   WHERE d.nb > 0 AND n.j < d.nb
 ),
 -- Each bucket's events read in memory_levels' index (trace, device, ts, id): a range scan per
--- aggregate, in time order, instead of a pass over every event and a sort by bucket.
-per_bucket AS MATERIALIZED (
+-- aggregate, in time order, instead of a pass over every event and a sort by bucket; the other
+-- aggregates only for a bucket with events.
+counted AS MATERIALIZED (
   SELECT b.*,
     (SELECT count(*) FROM memory_levels AS m
      WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
-       AND m.ts >= b.lo AND m.ts < b.hi) AS events,
+       AND m.ts >= b.lo AND m.ts < b.hi) AS events
+  FROM buckets AS b
+),
+per_bucket AS MATERIALIZED (
+  SELECT b.*,
     (SELECT sum(m.bytes) FROM memory_levels AS m
      WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
        AND m.ts >= b.lo AND m.ts < b.hi) AS bytes,
@@ -68,7 +90,8 @@ per_bucket AS MATERIALIZED (
     (SELECT max(m.total_reserved) FROM memory_levels AS m
      WHERE m.trace_id = b.trace_id AND m.device_type IS b.device_type AND m.device_id IS b.device_id
        AND m.ts >= b.lo AND m.ts < b.hi) AS reserved_max
-  FROM buckets AS b
+  FROM counted AS b
+  WHERE b.events > 0
 ),
 rows AS (
   -- One row per event; end_ts = the device's next event (NULL at the last).
@@ -112,7 +135,6 @@ rows AS (
     p.k * p.nb + p.j
   FROM per_bucket AS p
   JOIN dev AS d ON d.k = p.k
-  WHERE p.events > 0
 )
 -- A device's rows are all per event or all per bucket.
 SELECT r.trace_id, r.device_type, r.device_id, r.ts, r.end_ts,

@@ -26,13 +26,16 @@ WITH frames AS (
     AND (:trace_id IS NULL OR trace_id = :trace_id)
 ),
 per_frame AS (
-  -- GPU ops launched inside each frame, on the frame's thread.
+  -- GPU ops launched inside each frame, on the frame's thread: two range scans of the
+  -- (launch_thread_id, launch_ts) index per frame (the count reads the index alone), no sort.
   SELECT f.id, f.trace_id, f.module, f.dur,
-         coalesce(sum(k.gpu_dur), 0) AS gpu_time, count(k.gpu_event_id) AS gpu_ops
+         (SELECT coalesce(sum(k.gpu_dur), 0) FROM op_kernel_links AS k
+          WHERE k.launch_thread_id = f.thread_id AND k.launch_ts >= f.ts
+            AND k.launch_ts <= f.ts + f.dur) AS gpu_time,
+         (SELECT count(*) FROM op_kernel_links AS k
+          WHERE k.launch_thread_id = f.thread_id AND k.launch_ts >= f.ts
+            AND k.launch_ts <= f.ts + f.dur) AS gpu_ops
   FROM frames AS f
-  LEFT JOIN op_kernel_links AS k      -- (launch_thread_id, launch_ts) index
-    ON k.launch_thread_id = f.thread_id AND k.launch_ts >= f.ts AND k.launch_ts <= f.ts + f.dur
-  GROUP BY f.id
 ),
 per_module AS (
   SELECT trace_id, module, min(id) AS first_id, count(*) AS calls, sum(dur) AS cpu_time,
@@ -40,21 +43,19 @@ per_module AS (
   FROM per_frame
   GROUP BY trace_id, module
 ),
--- Walk up from the first frame of each module to the nearest enclosing module frame.
-up(trace_id, module, cur) AS (
-  SELECT m.trace_id, m.module, e.parent_id
+-- Walk up from the first frame of each module to the nearest enclosing module frame: parent is
+-- that frame's module, on the walk's last row (each step reads one events row).
+up(trace_id, module, cur, parent) AS (
+  SELECT m.trace_id, m.module, e.parent_id, NULL
   FROM per_module AS m JOIN events AS e ON e.id = m.first_id
   UNION ALL
-  SELECT u.trace_id, u.module, p.parent_id
+  SELECT u.trace_id, u.module,
+         CASE WHEN p.name NOT LIKE 'nn.Module: %' OR p.cat IS NOT 'python_function' THEN p.parent_id END,
+         CASE WHEN p.cat = 'python_function' AND p.name LIKE 'nn.Module: %' THEN substr(p.name, 12) END
   FROM up AS u JOIN events AS p ON p.id = u.cur
-  WHERE p.name NOT LIKE 'nn.Module: %' OR p.cat IS NOT 'python_function'
 ),
-parents AS (
-  SELECT m.trace_id, m.module,
-         (SELECT substr(p.name, 12) FROM up AS u JOIN events AS p ON p.id = u.cur
-           WHERE u.trace_id = m.trace_id AND u.module = m.module
-             AND p.cat = 'python_function' AND p.name LIKE 'nn.Module: %') AS parent
-  FROM per_module AS m
+parents AS (                          -- (a module's walk finds one enclosing module frame, or none)
+  SELECT trace_id, module, max(parent) AS parent FROM up GROUP BY trace_id, module
 ),
 -- Module paths from the top-level modules down (depth capped against cycles).
 paths(trace_id, module, path, depth) AS (
@@ -75,22 +76,33 @@ labelled AS (
   FROM per_module AS m
   LEFT JOIN paths AS p ON p.trace_id = m.trace_id AND p.module = m.module
 ),
-totals AS (
-  SELECT trace_id, sum(gpu_dur) AS gpu_total FROM op_kernel_links GROUP BY trace_id
+-- The rows, ordered and cut (the order is unique: a trace's labels are distinct).
+grouped AS (
+  SELECT
+    l.trace_id,
+    l.label AS module,
+    l.path,
+    min(l.depth) AS depth,
+    sum(l.calls) AS calls,
+    sum(l.cpu_time) AS cpu_time,
+    sum(l.cpu_time) / sum(l.calls) AS cpu_avg,
+    sum(l.gpu_time) AS gpu_time,
+    sum(l.gpu_ops) AS gpu_ops
+  FROM labelled AS l
+  GROUP BY l.trace_id, l.label, l.path
+  ORDER BY gpu_time DESC, cpu_time DESC, l.trace_id, module
+  LIMIT coalesce(:limit, 100)
+),
+-- All GPU op time of each trace shown, once per trace (op_kernel_links_device: one range of the
+-- index each).
+totals AS MATERIALIZED (
+  SELECT t.trace_id,
+         (SELECT sum(k.gpu_dur) FROM op_kernel_links AS k WHERE k.trace_id = t.trace_id) AS gpu_total
+  FROM (SELECT DISTINCT trace_id FROM grouped) AS t
 )
 SELECT
-  l.trace_id,
-  l.label AS module,
-  l.path,
-  min(l.depth) AS depth,
-  sum(l.calls) AS calls,
-  sum(l.cpu_time) AS cpu_time,
-  sum(l.cpu_time) / sum(l.calls) AS cpu_avg,
-  sum(l.gpu_time) AS gpu_time,
-  sum(l.gpu_ops) AS gpu_ops,
-  round(100.0 * sum(l.gpu_time) / nullif(t.gpu_total, 0), 2) AS gpu_pct
-FROM labelled AS l
-LEFT JOIN totals AS t ON t.trace_id = l.trace_id
-GROUP BY l.trace_id, l.label, l.path
-ORDER BY gpu_time DESC, cpu_time DESC, l.trace_id, module
-LIMIT coalesce(:limit, 100);
+  g.trace_id, g.module, g.path, g.depth, g.calls, g.cpu_time, g.cpu_avg, g.gpu_time, g.gpu_ops,
+  round(100.0 * g.gpu_time / nullif(t.gpu_total, 0), 2) AS gpu_pct
+FROM grouped AS g
+LEFT JOIN totals AS t ON t.trace_id = g.trace_id
+ORDER BY g.gpu_time DESC, g.cpu_time DESC, g.trace_id, g.module;

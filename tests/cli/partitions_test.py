@@ -224,6 +224,30 @@ with tempfile.TemporaryDirectory() as d:
     combined = run(["query", p("job"), "SELECT count(*) AS n FROM kernels", "--combine", "SELECT sum(n) AS n FROM partial"]).stdout
     check(total == combined, "--combine: %r against %r" % (combined, total))
 
+    # memory_timeline's default points over more than 16 devices: 5 copies of a trace of 4,618 and
+    # 8,220 [memory] events per device and 4 of one of 180 and 1,608 (18 devices: 1,000 points each).
+    # The partitions' 2000-bucket rows and per-event rows are cut into the job's 1,000 buckets by the
+    # combining SQL; the one database cuts them itself.
+    by_name = {os.path.basename(t): t for t in real}
+    mem = ["kineto_tbplugin_resnet50_v100_2021_memory.json.gz", "h200_train_ddp.json.gz"]
+    if all(m in by_name for m in mem):
+        mtraces = [by_name[mem[0]]] * 5 + [by_name[mem[1]]] * 4
+        run(["import", "-q", "--partitioned"] + mtraces + ["-o", p("mjob")])
+        run(["import", "-q"] + mtraces + ["-o", p("mjob.db")])
+        one = lambda *extra: run(["run", p("mjob.db"), "memory_timeline", "--format", "csv"] + list(extra)).stdout
+        parts = lambda *extra: run(["run", p("mjob"), "memory_timeline", "--format", "csv"] + list(extra)).stdout
+        default = one()
+        check(default == one("-p", "points=1000") and default != one("-p", "points=2000")
+              and default.count("\n") < 1 + 18 * 1000,
+              "memory_timeline on 18 devices: 1,000 points per device by default (%d lines)" % default.count("\n"))
+        check(one("-p", "device=0") == one("-p", "device=0", "-p", "points=2000"),
+              "memory_timeline -p device=0 (9 devices in scope): 2,000 points per device")
+        check(one("-p", "trace_id=6") == one("-p", "trace_id=6", "-p", "points=2000"),
+              "memory_timeline -p trace_id=6 (2 devices in scope): 2,000 points per device")
+        for extra in ([], ["-p", "device=0"], ["-p", "trace_id=6"], ["-p", "points=300"], ["-p", "points=0", "-p", "trace_id=7"],
+                      ["-p", "buckets=7"]):
+            check(one(*extra) == parts(*extra), "memory_timeline %s on 18 devices: the same over the partitions" % extra)
+
     # Import safety.
     os.mkdir(p("mine"))
     with open(p("mine/notes.txt"), "w") as f:
