@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <thread>
@@ -53,9 +54,9 @@ void Bind(sqlite3_stmt* s, int i, const Value& v) {
   }
 }
 
-// Runs every statement of sql on the partition; the rows of the last one with columns.
-Result RunOn(const Partition& p, std::string_view sql, const SqlSource& source, const Params& params) {
-  UserDb db = UserDb::Open(p.path, /*any_db=*/false);
+// Runs every statement of sql on the partition p (db: its connection); the rows of the last one with
+// columns.
+Result RunOn(UserDb& db, const Partition& p, std::string_view sql, const SqlSource& source, const Params& params) {
   Result r;
   const char* pos = sql.data();
   const char* end = sql.data() + sql.size();
@@ -114,18 +115,26 @@ std::optional<std::string> PartialSql(std::string_view name) {
 
 void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
                   const SqlSource& source, const Params& params, int jobs) {
+  // Every partition is opened and checked (OpenCheckedPartition), in the workers, on the connection
+  // that then runs sql on it when it is one of parts: each database's schema is read once.
+  std::vector<Partition> checked = dir.parts;
+  std::vector<size_t> slot(checked.size(), SIZE_MAX);  // a partition's index in parts, SIZE_MAX: not run
+  for (size_t i = 0; i < parts.size(); ++i) slot[parts[i]] = i;
   std::vector<Result> results(parts.size());
-  std::vector<std::exception_ptr> errors(parts.size());
+  std::vector<std::exception_ptr> errors(checked.size());
   std::atomic<size_t> next{0};
   int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::clamp(threads, 1, static_cast<int>(std::max<size_t>(parts.size(), 1)));
+  threads = std::clamp(threads, 1, static_cast<int>(std::max<size_t>(checked.size(), 1)));
   {
     std::vector<std::thread> pool;
     for (int k = 0; k < threads; ++k) {
       pool.emplace_back([&] {
-        for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
+        for (size_t i; (i = next.fetch_add(1)) < checked.size();) {
           try {
-            results[i] = RunOn(dir.parts[parts[i]], sql, source, params);
+            Db db = OpenCheckedPartition(dir, checked[i]);
+            if (slot[i] == SIZE_MAX) continue;
+            UserDb user = UserDb::Adopt(std::move(db), checked[i].path);
+            results[slot[i]] = RunOn(user, checked[i], sql, source, params);
           } catch (...) {
             errors[i] = std::current_exception();
           }
@@ -145,7 +154,7 @@ void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>
   {
     Stmt s = memory.Prepare("INSERT INTO partitions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     int64_t base[4] = {0, 0, 0, 0};
-    for (const Partition& p : dir.parts) {
+    for (const Partition& p : checked) {
       s.BindInt(1, p.trace_id);
       s.BindText(2, p.file);
       s.BindText(3, p.trace);
