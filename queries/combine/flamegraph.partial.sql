@@ -46,22 +46,20 @@ gpu AS MATERIALIZED (
   WHERE coalesce(:mode, 'cpu') = 'gpu'
   GROUP BY l.stack_id, k.name_id
 )
-SELECT (SELECT min(id) FROM traces) AS trace_id, s.id, s.parent_id, s.name, s.cat,
-       CASE
-         WHEN coalesce(:mode, 'cpu') <> 'cpu' THEN NULL
-         WHEN NOT EXISTS (SELECT 1 FROM rescan) THEN s.cpu_self_ns
-         WHEN t.id IS NULL AND c.id IS NULL THEN NULL
-         ELSE coalesce(t.total, 0) - coalesce(c.child_total, 0)
-       END AS self,
-       CASE
-         WHEN coalesce(:mode, 'cpu') <> 'cpu' THEN 0
-         WHEN NOT EXISTS (SELECT 1 FROM rescan) THEN s.cpu_self_ns IS NOT NULL
-         ELSE t.id IS NOT NULL
-       END AS timed,
+SELECT (SELECT min(id) FROM traces) AS trace_id, id, parent_id, name, cat,
+       CASE WHEN coalesce(:mode, 'cpu') = 'cpu' THEN cpu_self_ns END AS self,
+       coalesce(:mode, 'cpu') = 'cpu' AND cpu_self_ns IS NOT NULL AS timed,
        0 AS gpu, NULL AS leaf, NULL AS value
+FROM stacks
+WHERE NOT EXISTS (SELECT 1 FROM rescan)
+UNION ALL
+SELECT (SELECT min(id) FROM traces), s.id, s.parent_id, s.name, s.cat,
+       CASE WHEN t.id IS NULL AND c.id IS NULL THEN NULL ELSE coalesce(t.total, 0) - coalesce(c.child_total, 0) END,
+       t.id IS NOT NULL, 0, NULL, NULL
 FROM stacks AS s
 LEFT JOIN tot AS t ON t.id = s.id
 LEFT JOIN child AS c ON c.id = s.id
+WHERE EXISTS (SELECT 1 FROM rescan)
 UNION ALL
 SELECT (SELECT min(id) FROM traces), id, NULL, NULL, NULL, NULL, 0, 1, leaf, value
 FROM gpu;
