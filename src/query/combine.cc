@@ -201,6 +201,9 @@ void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>
   // The columns: the first partition's result's (every partition runs the same SQL).
   std::optional<Stmt> ins;
   int trace_col = -1;
+  // No rollback journal while loading (on a failure the database is dropped); the combining SQL
+  // gets the default back.
+  memory.Exec("PRAGMA journal_mode = OFF");
   memory.Exec("BEGIN");
   for (size_t i = 0; i < checked.size(); ++i) {
     {
@@ -237,6 +240,7 @@ void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>
   pool.Join();
   if (!ins) Errorf("{}: returns no columns", source.name);
   memory.Exec("COMMIT");
+  memory.Exec("PRAGMA journal_mode = MEMORY");
 
   memory.Exec(
       "CREATE TABLE partitions (trace_id INTEGER PRIMARY KEY, file TEXT, trace TEXT, rank INTEGER, world_size INTEGER,"
