@@ -26,13 +26,15 @@
 --                  condition cpu duration <= runtime_cutoff)
 --   runtime_outliers  launch calls (distinct) longer than :runtime_cutoff
 --   delay_outliers    delays longer than :delay_cutoff
-WITH ops AS (                         -- sums over the GPU ops with a launch per (trace, launch API,
-                                      -- gpu_op_names id; 0 for group 'api'), every op counting its
-                                      -- call (the repeats of a graph launch's call are taken off below)
+WITH ops AS (                         -- sums over the GPU ops with a launch per (trace, launch call
+                                      -- name, gpu_op_names id), every op counting its call (the
+                                      -- repeats of a graph launch's call are taken off below); read in
+                                      -- the order of the covering index op_kernel_links_launch_name:
+                                      -- no sort, no read of the table or of the calls' events rows
   SELECT
     k.trace_id,
-    lc.name AS launch_name,
-    CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE k.name_id END AS name_id,
+    k.launch_name_id,
+    k.name_id,
     count(*) AS launches,
     count(k.launch_dur) AS timed,
     sum(k.launch_dur) AS cpu_sum,
@@ -54,41 +56,39 @@ WITH ops AS (                         -- sums over the GPU ops with a launch per
     sum(k.gpu_dur < k.launch_dur) AS short_kernels,
     sum(k.launch_delay > coalesce(:delay_cutoff, 100000)) AS delay_outliers
   FROM op_kernel_links AS k
-  JOIN events AS lc ON lc.id = k.launch_event_id
-  WHERE k.launch_event_id IS NOT NULL
+  WHERE k.launch_name_id IS NOT NULL
     AND (:trace_id IS NULL OR k.trace_id = :trace_id)
-    AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')
-  GROUP BY k.trace_id, lc.name, 3
+  GROUP BY k.trace_id, k.launch_name_id, k.name_id
 ),
-nm AS MATERIALIZED (                  -- a number per distinct GPU op name (gpu_op_names numbers
-  SELECT id, min(id) OVER (PARTITION BY name) AS nid  -- (name, kind) pairs); 0 for group 'api'
-  FROM gpu_op_names
-  UNION ALL SELECT 0, 0
-),
+nm AS MATERIALIZED (                  -- per gpu_op_names id, the row it goes to: a number per
+  SELECT id, CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0 ELSE nid END AS nid  -- distinct
+  FROM (SELECT id, kind, min(id) OVER (PARTITION BY name) AS nid FROM gpu_op_names)  -- GPU op name
+  WHERE coalesce(:include_memory, 1) OR kind = 'kernel'  -- (ids number (name, kind) pairs), 0 for
+),                                    -- group 'api'; memcpy and memset ids only with :include_memory
+                                      -- (an id's kind is the gpu_kind of its ops)
 repeats AS (                          -- a launch call that ran more than one GPU op of a row (CUDA/HIP
-  SELECT g.trace_id, g.launch_event_id, g.nid, count(*) - 1 AS n, g.launch_dur  -- graph launch):
-  FROM (SELECT k.trace_id, k.launch_event_id, k.launch_dur,  -- its ops past the first, whose call
-               CASE WHEN coalesce(:group, 'kernel') = 'api' THEN 0  -- the cpu_* columns leave out
-                    ELSE (SELECT nm.nid FROM nm WHERE nm.id = k.name_id) END AS nid
+  SELECT g.trace_id, g.launch_name_id, g.nid, count(*) - 1 AS n, g.launch_dur  -- graph launch):
+  FROM (SELECT k.trace_id, k.launch_event_id, k.launch_name_id, k.launch_dur,  -- its ops past the
+               (SELECT nm.nid FROM nm WHERE nm.id = k.name_id) AS nid  -- first, whose call the cpu_*
           FROM (SELECT launch_event_id AS id FROM op_kernel_links  -- (op_kernel_links_launch holds
                  WHERE launch_event_id IS NOT NULL               -- the calls in order: no sort)
                  GROUP BY launch_event_id HAVING count(*) > 1) AS c
           JOIN op_kernel_links AS k ON k.launch_event_id = c.id
-         WHERE (:trace_id IS NULL OR k.trace_id = :trace_id)
+         WHERE (:trace_id IS NULL OR k.trace_id = :trace_id)  -- columns leave out
            AND (coalesce(:include_memory, 1) OR k.gpu_kind = 'kernel')) AS g
   GROUP BY g.launch_event_id, g.nid
   HAVING count(*) > 1
 ),
 repeated AS (                         -- per row: the repeats' count, call time, runtime outliers
-  SELECT r.trace_id, lc.name AS launch_name, r.nid,
+  SELECT r.trace_id, r.launch_name_id, r.nid,
          sum(CASE WHEN r.launch_dur IS NOT NULL THEN r.n ELSE 0 END) AS n,
          coalesce(sum(r.n * r.launch_dur), 0) AS cpu_sum,
          coalesce(sum(r.n * (r.launch_dur > coalesce(:runtime_cutoff, 50000))), 0) AS cpu_outliers
-  FROM repeats AS r JOIN events AS lc ON lc.id = r.launch_event_id
-  GROUP BY r.trace_id, lc.name, r.nid
+  FROM repeats AS r
+  GROUP BY r.trace_id, r.launch_name_id, r.nid
 ),
-agg AS (                              -- per row: gpu_op_names ids of one name together
-  SELECT o.trace_id, o.launch_name, nm.nid AS gpu_nid,
+agg AS (                              -- per row: its gpu_op_names ids together (nm)
+  SELECT o.trace_id, o.launch_name_id, nm.nid AS gpu_nid,
     sum(o.launches) AS launches,
     sum(o.timed) AS timed,
     sum(o.cpu_sum) AS cpu_sum,
@@ -110,14 +110,14 @@ agg AS (                              -- per row: gpu_op_names ids of one name t
     sum(o.short_kernels) AS short_kernels,
     sum(o.delay_outliers) AS delay_outliers
   FROM ops AS o JOIN nm ON nm.id = o.name_id
-  GROUP BY o.trace_id, o.launch_name, nm.nid
+  GROUP BY o.trace_id, o.launch_name_id, nm.nid
 ),
 a AS (
   SELECT g.*, g.timed - coalesce(r.n, 0) AS calls, r.cpu_sum AS r_cpu_sum, r.cpu_outliers AS r_cpu_outliers
   FROM agg AS g
-  LEFT JOIN repeated AS r ON r.trace_id = g.trace_id AND r.launch_name = g.launch_name AND r.nid = g.gpu_nid
+  LEFT JOIN repeated AS r ON r.trace_id = g.trace_id AND r.launch_name_id = g.launch_name_id AND r.nid = g.gpu_nid
 )
-SELECT a.trace_id, a.launch_name,
+SELECT a.trace_id, (SELECT name FROM events WHERE id = a.launch_name_id) AS launch_name,
   CASE WHEN a.gpu_nid = 0 THEN '*' ELSE (SELECT name FROM gpu_op_names WHERE id = a.gpu_nid) END AS gpu_name,
   a.launches, a.calls,
   CASE WHEN a.calls > 0 THEN a.cpu_sum - coalesce(a.r_cpu_sum, 0) END AS cpu_total,
@@ -133,5 +133,5 @@ SELECT a.trace_id, a.launch_name,
   CASE WHEN a.calls > 0 THEN a.cpu_outliers - coalesce(a.r_cpu_outliers, 0) END AS runtime_outliers,
   a.delay_outliers
 FROM a
-ORDER BY cpu_total DESC, a.trace_id, a.launch_name, gpu_name
+ORDER BY cpu_total DESC, a.trace_id, launch_name, gpu_name
 LIMIT coalesce(:limit, 50);

@@ -14,7 +14,7 @@
 # TRACESQL_SKIP_SANITIZERS=1 to run only the first pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install-deps.sh
+./scripts/install-deps.sh --tests
 JOBS=$(nproc)
 BUILD=${BUILD_DIR:-build-test}
 ASAN_BUILD=${ASAN_BUILD_DIR:-build-asan}

@@ -15,7 +15,7 @@ namespace tracesql {
 
 // Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
 inline constexpr int32_t kApplicationId = 0x54525351;
-inline constexpr int32_t kSchemaVersion = 11;
+inline constexpr int32_t kSchemaVersion = 12;
 
 class Stmt {
  public:

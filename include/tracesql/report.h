@@ -32,12 +32,16 @@ struct ReportDataset {
 };
 
 // The datasets every report runs, in page order, with the parameters of a database of few devices.
+// "devices" (bundled query worst_devices) chooses the devices whose charts the page draws when it
+// cannot draw every one: at most kDeviceCharts (the page's script draws as many).
 const std::vector<ReportDataset>& ReportDatasets();
+inline constexpr int64_t kDeviceCharts = 16;
 
 // The per-device series (gpu_utilization buckets, memory_timeline points, collective_ranks top) get
 // a budget of points over all devices: a parameter is min(its value in ReportDatasets(),
 // max(floor, budget / devices)), so that the page's size grows slowly with the devices. Up to 16
-// devices the parameters are ReportDatasets()'s.
+// devices the parameters are ReportDatasets()'s, without "devices" (every device is drawn) unless
+// devices is 0 (not known).
 std::vector<ReportDataset> ReportDatasetsFor(int64_t devices);
 
 struct ReportOptions {
@@ -58,7 +62,8 @@ struct ReportOptions {
   };
   std::optional<Findings> findings;
   // The devices the per-device series are sized for (ReportDatasetsFor); 0: the database's traces
-  // (one GPU each in a job of one trace per rank).
+  // (one GPU each in a job of one trace per rank), or for BuildJobReportHtml ReportDatasets()'s
+  // parameters (`tracesql report DIR` gives the job's traces, one a partition).
   int64_t devices = 0;
   // Connections running the queries at once (0: one per core, at most 8).
   int threads = 0;

@@ -7,12 +7,13 @@
 -- A table after every import, also with --no-materialize: every other analysis view reads it,
 -- autograd_pairs once per row (as a view that took minutes on a 150 MB trace). The importer computes
 -- its rows (src/import/analysis.cc); this SELECT is their definition, and the tests compare the two.
--- name_id (gpu_op_names) lets queries classify or group ops without reading their long names.
+-- name_id (gpu_op_names) lets queries classify or group ops without reading their long names, and
+-- launch_name_id group them by launch API without reading the launch call.
 -- Stored with gpu_event_id as its rowid (the rows are GPU ops, one each): a lookup by GPU op is one
 -- seek, and every index below carries the GPU op's id.
 -- @materialize always
 -- @computed
--- @table CREATE TABLE op_kernel_links(trace_id INT, gpu_event_id INTEGER PRIMARY KEY, gpu_kind, gpu_ts INT, gpu_dur INT, device, stream, correlation INT, launch_event_id INT, launch_ts INT, launch_dur INT, launch_thread_id INT, op_event_id INT, top_op_event_id INT, step, launch_delay, name_id, queue);
+-- @table CREATE TABLE op_kernel_links(trace_id INT, gpu_event_id INTEGER PRIMARY KEY, gpu_kind, gpu_ts INT, gpu_dur INT, device, stream, correlation INT, launch_event_id INT, launch_ts INT, launch_dur INT, launch_thread_id INT, op_event_id INT, top_op_event_id INT, step, launch_delay, name_id, queue, launch_name_id INT);
 CREATE VIEW op_kernel_links AS
 WITH launch_by_corr AS (
   SELECT trace_id, correlation, min(id) AS id
@@ -69,9 +70,13 @@ SELECT
   g.ts - (l.ts + l.dur) AS launch_delay, -- signed: GPU start minus launch-call end (ns)
   (SELECT n.id FROM gpu_op_names AS n WHERE n.name IS g.name AND n.kind = g.kind) AS name_id,
                                       -- gpu_op_names.id of the op's (name, kind)
-  q.queue                             -- GPU ops launched on the op's (device, stream) and not yet
+  q.queue,                            -- GPU ops launched on the op's (device, stream) and not yet
                                       -- started, this one included, as its launch call starts (see
                                       -- queue below); NULL without a launch
+  CASE WHEN l.id IS NOT NULL THEN min(l.id) OVER (PARTITION BY g.trace_id, l.name) END AS launch_name_id
+                                      -- the launch call's name as a number: the lowest events.id of the
+                                      -- trace's launch calls with that name (launch API: cudaLaunchKernel,
+                                      -- ...; equal ids, equal names); NULL without a launch
 FROM linked AS g
 LEFT JOIN events AS l ON l.id = g.launch_id
 LEFT JOIN queue AS q ON q.gpu_event_id = g.id;
@@ -82,3 +87,6 @@ LEFT JOIN queue AS q ON q.gpu_event_id = g.id;
 -- Each device's GPU ops in time order with what a span or a class needs (trace_id, device, gpu_ts,
 -- gpu_dur, name_id): a query that groups ops by device reads it in order, without sorting every op.
 -- @index CREATE INDEX op_kernel_links_device ON op_kernel_links(trace_id, device, gpu_ts, gpu_dur, name_id);
+-- The GPU ops with a launch by (trace, launch call name, GPU op name) with the times launch_stats sums:
+-- it groups them in this order, reading neither the table nor the launch calls' events rows.
+-- @index CREATE INDEX op_kernel_links_launch_name ON op_kernel_links(trace_id, launch_name_id, name_id, launch_dur, gpu_dur, launch_delay, gpu_ts, launch_ts) WHERE launch_name_id IS NOT NULL;

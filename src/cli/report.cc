@@ -63,6 +63,9 @@ size_t ReportJob(const std::string& dir_path, const std::string& out, bool force
   for (const Partition& p : dir.parts) protect.push_back(p.path);
   ReportOptions ro;
   ro.db_label = dir_path;
+  // The job's traces, as the report of the merged database counts them (its traces table): one a
+  // partition. The per-device series get the same budgets (ReportDatasetsFor) over both.
+  ro.devices = static_cast<int64_t>(dir.parts.size());
   auto run = [&dir](const QueryFile& q, const Params& params, const CombineStep& step) {
     RunJobInto(dir, q, params, step);
   };

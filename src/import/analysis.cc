@@ -341,11 +341,20 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
         if (c.delta > 0) queue[c.op] = q;
       }
     }
+    // launch_name_id: per launch call name (interned string id, 0 = NULL), the lowest events.id of
+    // the trace's launch calls of that name (the SQL's min(l.id) OVER (PARTITION BY trace_id, l.name)).
+    std::unordered_map<uint32_t, int64_t> launch_name_id;
+    for (const Op& o : ops) {
+      if (o.launch < 0) continue;
+      uint32_t l = static_cast<uint32_t>(o.launch);
+      auto [it, added] = launch_name_id.emplace(trace.events[l].name, id(l));
+      if (!added && id(l) < it->second) it->second = id(l);
+    }
     RowWriter out(pages,
                   "op_kernel_links (trace_id, gpu_event_id, gpu_kind, gpu_ts, gpu_dur, device, stream, correlation,"
                   " launch_event_id, launch_ts, launch_dur, launch_thread_id, op_event_id, top_op_event_id, step,"
-                  " launch_delay, name_id, queue)",
-                  18);
+                  " launch_delay, name_id, queue, launch_name_id)",
+                  19);
     for (size_t k = 0; k < ops.size(); ++k) {
       const Op& o = ops[k];
       const EventRec& e = trace.events[o.ev];
@@ -363,6 +372,11 @@ std::vector<const char*> WriteComputed(Trace& trace, ImportPages& pages, const C
         out.Null().Null().Null().Null().Null().Null().Opt(step).Null();
       }
       out.Int(o.name_id).Opt(queue[k]);
+      if (o.launch >= 0) {
+        out.Int(launch_name_id[trace.events[static_cast<uint32_t>(o.launch)].name]);
+      } else {
+        out.Null();
+      }
       out.EndRow();
       if (w.steps && step != kNull) {
         StepGpu& g = step_gpu[step];

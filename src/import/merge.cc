@@ -96,7 +96,7 @@ const std::vector<TableRule> kRules = {
     {"op_kernel_links",
      {{"trace_id", Id::kTrace}, {"gpu_event_id", Id::kEvent}, {"launch_event_id", Id::kEvent},
       {"launch_thread_id", Id::kThread}, {"op_event_id", Id::kEvent}, {"top_op_event_id", Id::kEvent},
-      {"name_id", Id::kGpuName}}},
+      {"name_id", Id::kGpuName}, {"launch_name_id", Id::kEvent}}},
     {"op_gpu_totals",
      {{"op_event_id", Id::kEvent}, {"trace_id", Id::kTrace}, {"input_shape_id", Id::kInputShape},
       {"top_op_event_id", Id::kEvent}, {"name_id", Id::kGpuName}}},

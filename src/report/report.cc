@@ -275,6 +275,7 @@ const std::vector<ReportDataset>& ReportDatasets() {
   // cost_ms: CPU ms of the query on the 16-rank, 2.19 M-event database of bench/README.md (Report).
   static const std::vector<ReportDataset> kDatasets = {
       {"overview", "overview", {}, 220},
+      {"devices", "worst_devices", {{"limit", std::to_string(kDeviceCharts)}}, 500},
       {"temporal", "temporal_breakdown", {}, 270},
       {"util", "gpu_utilization", {{"buckets", "200"}}, 300},
       {"steps", "step_breakdown", {}, 330},
@@ -309,6 +310,13 @@ std::vector<ReportDataset> ReportDatasetsFor(int64_t devices) {
   };
   std::vector<ReportDataset> out = ReportDatasets();
   if (devices <= 0) return out;
+  if (devices <= kDeviceCharts) {
+    // Every device gets its charts: no need to choose them (worst_devices costs about as much as
+    // overview and collectives together).
+    out.erase(std::remove_if(out.begin(), out.end(), [](const ReportDataset& d) { return d.key == "devices"; }),
+              out.end());
+    return out;
+  }
   for (ReportDataset& d : out) {
     for (const Budget& b : kBudgets) {
       if (d.key != b.key) continue;
@@ -324,7 +332,8 @@ std::vector<ReportDataset> ReportDatasetsFor(int64_t devices) {
 
 namespace {
 
-// The database's traces (ReportOptions::devices when not given).
+// The database's traces (ReportOptions::devices when not given): one GPU each in a job of one trace
+// per rank. A partition directory holds one trace a partition (ReportJob in src/cli/report.cc).
 int64_t CountTraces(const std::string& db_path) {
   UserDb db = UserDb::Open(db_path, /*any_db=*/false);
   sqlite3_stmt* stmt = nullptr;
@@ -410,9 +419,10 @@ std::string BuildReportHtml(const std::string& db_path, const ReportOptions& opt
       // Findings::shared names datasets run with ReportDatasets()'s parameters: one sized for
       // many devices runs on its own.
       const auto& shared = options.findings->shared;
-      const auto& few = ReportDatasets()[i].params;
-      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end() &&
-                           job.params == Params(few.begin(), few.end());
+      const auto& all = ReportDatasets();
+      auto few = std::find_if(all.begin(), all.end(), [&](const ReportDataset& d) { return d.key == job.key; });
+      job.after_findings = std::find(shared.begin(), shared.end(), job.key) != shared.end() && few != all.end() &&
+                           job.params == Params(few->params.begin(), few->params.end());
     }
     jobs.push_back(std::move(job));
   }

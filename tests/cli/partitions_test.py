@@ -178,6 +178,7 @@ with tempfile.TemporaryDirectory() as d:
         "launch_delays": [["-p", "limit=15"]],
         "kernel_classes": [["-p", "by_name=1"]],
         "memcpy_summary": [["-p", "device=0"]],
+        "worst_devices": [["-p", "limit=-1"], ["-p", "limit=2", "-p", "min_fraction=0.9", "-p", "min_skew_ns=0"]],
     }
     per_trace_param = ("steps", "sync_points", "kernel_summary", "top_kernels", "top_ops", "op_summary",
                        "launch_delays", "kernel_classes", "memcpy_summary")
@@ -194,7 +195,8 @@ with tempfile.TemporaryDirectory() as d:
         print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
     # Combining queries that repeat their query's cross-rank step after reading the partial rows:
     # the SQL from that step on is the query's own, character for character.
-    for name, step in (("collectives", "ranked AS ("), ("collective_ranks", "picked AS ("), ("trace_diff", "joined AS (")):
+    for name, step in (("collectives", "ranked AS ("), ("collective_ranks", "picked AS ("), ("trace_diff", "joined AS ("),
+                       ("worst_devices", "ranked AS (")):
         with open(os.path.join(source_dir, "queries", name + ".sql")) as f:
             own = f.read()
         with open(os.path.join(source_dir, "queries", "combine", name + ".sql")) as f:

@@ -54,3 +54,41 @@ def test_handler_database_path_with_rank_placeholder(tmp_path):
 def test_no_database_before_the_first_cycle(tmp_path):
     with pytest.raises(tracesql.TracesqlError, match="no trace yet"):
         tracesql.torch.on_trace_ready(tmp_path).database()
+
+
+RANK_SCRIPT = """
+import sys
+import torch
+import torch.distributed as dist
+import tracesql.torch
+sys.path.insert(0, {here!r})
+from test_torch import profile
+
+store, rank, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=2)
+for target in (out + "/dir", out + "/job.db"):
+    handler = tracesql.torch.on_trace_ready(target, use_gzip=False)
+    profile(handler, steps=5)
+    print(handler.db_path)
+dist.barrier()
+dist.destroy_process_group()
+"""
+
+
+def test_each_rank_of_a_distributed_job_gets_its_own_database(tmp_path):
+    # Two processes of one gloo job (a file store: no network): the handler takes the rank from
+    # torch.distributed, so each writes rank<R>.db in a directory, and job.rank<R>.db for a .db path.
+    import subprocess
+    import sys
+    script = tmp_path / "rank.py"
+    script.write_text(RANK_SCRIPT.format(here=os.path.dirname(os.path.abspath(__file__))))
+    procs = [subprocess.Popen([sys.executable, str(script), str(tmp_path / "store"), str(r), str(tmp_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+    outputs = [p.communicate(timeout=240) for p in procs]
+    for p, (out, err) in zip(procs, outputs):
+        assert p.returncode == 0, err
+    for r, (out, _) in enumerate(outputs):
+        assert out.split() == [str(tmp_path / "dir" / f"rank{r}.db"), str(tmp_path / f"job.rank{r}.db")]
+        for db_path in out.split():
+            traces = tracesql.load(db_path).sql("SELECT path FROM traces")["path"].tolist()
+            assert [os.path.basename(t) for t in traces] == [f"rank{r}.step4.pt.trace.json"], traces

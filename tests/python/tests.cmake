@@ -32,7 +32,7 @@ endif()
 # pytest and pandas come from Debian (python3-pytest, python3-pandas; scripts/install-deps.sh).
 add_test(NAME python.api COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
                                  ${CMAKE_CURRENT_SOURCE_DIR}/python/test_api.py)
-# torch (python3-torch, ~170 packages) is not among the CI's packages: the test skips (77) without it.
+# torch (python3-torch, an optional package of scripts/install-deps.sh): the test skips (77) without it.
 add_test(NAME python.torch COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/python/run_pytest.sh ${TQ_PY_WORK}/venv
                                    ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch.py torch)
 # tracesql.dask on a LocalCluster (python3-distributed; skipped without it).

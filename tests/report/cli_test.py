@@ -216,28 +216,41 @@ def test_shared():
 def test_devices():
     """The per-device series shrink with the devices (ReportDatasetsFor): a 20-rank job's page runs
     gpu_utilization, memory_timeline and collective_ranks with 3200/20, 6400/20 and 1600/20, the
-    sample's one device keeps 200, 400 and 100; the page's rows are what its `tracesql run` line prints,
-    and the page draws the charts of at most 16 devices."""
+    sample's one device keeps 200, 400 and 100 (and needs no choice of devices), and the page of the job's partition directory
+    (import --partitioned) runs them with the merged database's parameters; the page's rows are what
+    its `tracesql run` line prints. The page draws the charts of the 16 devices worst_devices ranks
+    worst: the job's straggler (slow rank 18, beyond the first 16 traces) first, on both pages; in
+    Chromium, when there is one, every per-device section draws those, rank 18's first."""
     gen = os.path.join(HERE, '..', '..', 'bench', 'gen_trace.py')
-    subprocess.run([sys.executable, gen, '--ranks', '20', '--steps', '2', '--layers', '2', '--hidden', '64', '--seqlen', '16',
-                    '--batch', '1', '--vocab', '128', '--compact', '-q', '-o', os.path.join(WORK, 'rank{rank}.json')],
-                   check=True, stderr=subprocess.DEVNULL)
+    slow = 18
+    subprocess.run([sys.executable, gen, '--ranks', '20', '--slow-rank', str(slow), '--steps', '2', '--layers', '2',
+                    '--hidden', '64', '--seqlen', '16', '--batch', '1', '--vocab', '128', '--compact', '-q',
+                    '-o', os.path.join(WORK, 'rank{rank}.json')], check=True, stderr=subprocess.DEVNULL)
     ranks = [os.path.join(WORK, 'rank%d.json' % r) for r in range(20)]
     p = run('import', '-q', *ranks, '-o', 'job.db')
     check(p.returncode == 0, 'import: %s' % p.stderr)
-    want = {'util': ' -p buckets=160', 'memory': ' -p points=320', 'coll_ranks': ' -p top=80'}
+    p = run('import', '-q', '--partitioned', *ranks, '-o', 'job')
+    check(p.returncode == 0, 'import --partitioned: %s' % p.stderr)
+    want = {'util': ' -p buckets=160', 'memory': ' -p points=320', 'coll_ranks': ' -p top=80', 'devices': ' -p limit=16'}
     few = {'util': ' -p buckets=200', 'memory': ' -p points=400', 'coll_ranks': ' -p top=100'}
     p = run('import', '-q', SAMPLE, '-o', 'one.db')
     check(p.returncode == 0, 'import: %s' % p.stderr)
-    for db, params in (('job.db', want), ('one.db', few)):
-        p = run('report', db, '-o', 'devices.html', '--force')
+    pages = {}
+    for db, params in (('job.db', want), ('job', want), ('one.db', few)):
+        p = run('report', db, '-o', db + '.html', '--force')
         check(p.returncode == 0, 'report %s: %s' % (db, p.stderr))
-        data = page_datasets(os.path.join(WORK, 'devices.html'))
+        data = pages[db] = page_datasets(os.path.join(WORK, db + '.html'))
         for key, tail in params.items():
             command = data[key]['command']
             check(command.endswith(tail), '%s: %s: %r does not end with %r' % (db, key, command, tail))
-    p = run('report', 'job.db', '-o', 'devices.html', '--force')
-    data = page_datasets(os.path.join(WORK, 'devices.html'))
+    check('devices' not in pages['one.db'], 'one device: every device drawn, worst_devices not run')
+    # The partition directory's reproduce lines carry the merged database's parameters.
+    for key in pages['job.db']:
+        if key == 'findings':
+            continue
+        a, b = pages['job.db'][key]['command'], pages['job'][key]['command']
+        check(a.replace('job.db', 'job', 1) == b, '%s: the partition directory\'s line %r, the database\'s %r' % (key, b, a))
+    data = pages['job.db']
     util = data['util']
     out = run(*shlex.split(util['command'])[1:], '--format', 'json')
     printed = json.loads(out.stdout)
@@ -245,6 +258,61 @@ def test_devices():
     devices = {(r['trace_id'], r['device']) for r in printed}
     check(len(devices) == 20, 'util: 20 devices, got %d' % len(devices))
     check(all(sum(1 for r in printed if (r['trace_id'], r['device']) == dv) <= 160 for dv in devices), 'util: at most 160 buckets a device')
+    # The devices the charts draw: worst_devices' 16, the straggler first, the same over the partitions.
+    for db in ('job.db', 'job'):
+        wd = pages[db]['devices']
+        check('error' not in wd and 'unavailable' not in wd, '%s: worst_devices: %s' % (db, wd.get('error') or wd.get('unavailable')))
+        rows = [dict(zip(wd['columns'], r)) for r in wd['rows']]
+        check(len(rows) == 16, '%s: worst_devices: 16 devices, got %d' % (db, len(rows)))
+        check(rows and rows[0]['rank'] == slow and rows[0]['trace_id'] == slow + 1 and rows[0]['straggler_skew_ns']
+              and rows[0]['reason'].startswith('straggler'),
+              '%s: worst_devices names the straggler rank %d first: %s' % (db, slow, rows[:1]))
+        check(all(r['straggler_skew_ns'] is None for r in rows[1:]), '%s: one straggler' % db)
+        busy = [r['busy_pct'] for r in rows[1:]]
+        check(busy == sorted(busy), '%s: then the lowest GPU busy share first: %s' % (db, busy))
+        out = run(*shlex.split(wd['command'])[1:], '--format', 'json')
+        printed = json.loads(out.stdout or '[]')
+        check(len(printed) == len(rows) and all(same_value(r[c], p.get(c)) for r, p in zip(rows, printed) for c in wd['columns']),
+              '%s: worst_devices: the page\'s rows are what %r prints' % (db, wd['command']))
+    check(pages['job']['devices']['rows'] == pages['job.db']['devices']['rows'], 'worst_devices: the same over the partitions')
+    every = json.loads(run('run', 'job.db', 'worst_devices', '-p', 'limit=-1', '--format', 'json').stdout)
+    check(len(every) == 20 and [r['pick'] for r in every] == list(range(1, 21)), 'worst_devices -p limit=-1 ranks every device')
+    chromium = shutil.which('chromium') or shutil.which('chromium-browser')
+    if not chromium:
+        print('ok (no Chromium: the drawn devices not checked)')
+        return
+    sys.path.insert(0, HERE)
+    import cdp
+    browser = cdp.Browser()
+    try:
+        for db in ('job.db', 'job'):
+            browser.open('file://' + os.path.join(WORK, db + '.html'))
+            events = browser.drain()
+            bad = [e for e in events if e.get('method') == 'Runtime.exceptionThrown' or
+                   (e.get('method') == 'Log.entryAdded' and e['params']['entry'].get('level') == 'error') or
+                   (e.get('method') == 'Runtime.consoleAPICalled' and e['params'].get('type') == 'error')]
+            check(not bad, '%s: console clean: %s' % (db, bad[:2]))
+            wd = pages[db]['devices']
+            chosen = ['%s/%s' % (r[wd['columns'].index('trace_id')], r[wd['columns'].index('device')]) for r in wd['rows']]
+            got = browser.eval("""[...document.querySelectorAll('p.note[data-chosen]')].map((p) => [p.closest('section').id,
+                p.dataset.chosen, p.dataset.devices, p.textContent,
+                [...p.closest('section').querySelectorAll('h3')].map((x) => x.textContent)])""")
+            sections = {g[0] for g in got}
+            check({'overview', 'utilization', 'steps', 'idle'} <= sections, '%s: the per-device sections say which devices they draw: %s' % (db, sorted(sections)))
+            for sid, ids, n, text, heads in got:
+                ids = ids.split(' ')
+                if sid == 'launch':
+                    check([i.split('/')[0] for i in ids] == [c.split('/')[0] for c in chosen], '%s: %s draws %s' % (db, sid, ids))
+                elif sid != 'memory':
+                    check(ids == chosen, '%s: %s draws worst_devices\' devices in its order: %s, expected %s' % (db, sid, ids, chosen))
+                check(n == '20' and 'rank %d (straggler)' % slow in text and 'worst_devices -p limit=-1' in text,
+                      '%s: %s: the note names the straggler and the line ranking every device: %r' % (db, sid, text))
+                if sid in ('utilization', 'steps', 'idle'):
+                    check(heads and heads[0].startswith('trace %d ' % (slow + 1)), '%s: %s: the first chart is the straggler\'s: %s' % (db, sid, heads[:2]))
+            listed = browser.eval("[...document.querySelectorAll('#overview table.data[data-dataset=\"devices\"] tbody tr')].length")
+            check(listed == 16, '%s: Overview lists the 16 devices with their reason: %s' % (db, listed))
+    finally:
+        browser.close()
 
 
 WORK = tempfile.mkdtemp(prefix='tq_report_cli_')

@@ -434,17 +434,48 @@ function deviceLabel(d, r) {
   return 'trace ' + raw(get(d, r, 'trace_id')) + (rank !== null && rank !== undefined ? ' (rank ' + raw(rank) + ')' : '') +
     (dev !== null && dev !== undefined ? ' · device ' + raw(dev) : '');
 }
-// Per-device charts: those of the first MAX_DEVICE_CHARTS groups (a job of many ranks would draw
-// hundreds); a note says how many are left out and where their numbers are.
-const MAX_DEVICE_CHARTS = 16;
-function firstDevices(sec, groups, where) {
+// Per-device charts: at most MAX_DEVICE_CHARTS groups (a job of many ranks would draw hundreds).
+// With more, the SQL chooses them: the devices of the dataset 'devices' (bundled query
+// worst_devices: the straggler ranks, then the lowest GPU busy share), in its order, the worst
+// first; a note names them and where every device's numbers are. idOf(list): a group's trace id and
+// device (null: any device of the trace), as raw() strings.
+const MAX_DEVICE_CHARTS = 16;  // kDeviceCharts (include/tracesql/report.h): worst_devices' -p limit on the page
+function chosenDevices(sec, groups, where, idOf) {
   const all = [...groups.entries()];
-  if (all.length > MAX_DEVICE_CHARTS) {
+  if (all.length <= MAX_DEVICE_CHARTS) return all;
+  const wd = ds('devices');
+  if (!rows(wd).length) {
+    // Not run (a database of at most 16 traces whose traces have several devices), or failed.
+    const why = wd ? 'worst_devices, which chooses them, gave none here' : 'worst_devices chooses them in a job of more than ' + MAX_DEVICE_CHARTS + ' traces';
     sec.append(h('p', { class: 'note', 'data-devices-shown': MAX_DEVICE_CHARTS, 'data-devices': all.length,
-      text: `Charts of the first ${MAX_DEVICE_CHARTS} of ${all.length} devices; ${where}.` }));
+      text: `Charts of the first ${MAX_DEVICE_CHARTS} of ${all.length} devices (${why}); ${where}.` }));
+    return all.slice(0, MAX_DEVICE_CHARTS);
   }
-  return all.slice(0, MAX_DEVICE_CHARTS);
+  const pick = (list) => {
+    const [t, dv] = idOf(list);
+    return rows(wd).findIndex((r) => raw(get(wd, r, 'trace_id')) === t && (dv === null || raw(get(wd, r, 'device')) === dv));
+  };
+  const chosen = all.map((g) => [pick(g[1]), g]).filter(([i]) => i >= 0)
+    .sort((a, b) => a[0] - b[0]).slice(0, MAX_DEVICE_CHARTS).map(([, g]) => g);
+  const names = [...new Set(chosen.map(([, list]) => {
+    const [t, dv] = idOf(list);
+    const r = rows(wd).find((x) => raw(get(wd, x, 'trace_id')) === t && (dv === null || raw(get(wd, x, 'device')) === dv));
+    const rank = get(wd, r, 'rank');
+    return (rank !== null ? 'rank ' + raw(rank) : 'trace ' + raw(get(wd, r, 'trace_id'))) +
+      (get(wd, r, 'straggler_skew_ns') !== null ? ' (straggler)' : '');
+  }))];
+  sec.append(h('p', { class: 'note', 'data-devices-shown': chosen.length, 'data-devices': all.length,
+    'data-chosen': chosen.map(([, list]) => idOf(list).join('/')).join(' '),
+    text: `Charts of ${chosen.length} of ${all.length} devices, the worst first as worst_devices ranks them ` +
+      `(straggler ranks, then the lowest GPU busy share; why each: in Overview): ${names.join(', ')}. ` +
+      `${where[0].toUpperCase() + where.slice(1)}; every device ranked: ${allDevicesCommand(wd)}.` }));
+  return chosen;
 }
+// The `tracesql run` line ranking every device: the page's worst_devices line with -p limit=-1.
+function allDevicesCommand(wd) { return wd.command.replace(/ -p limit=\d+$/, '') + ' -p limit=-1'; }
+
+// A group of rows of one device: its trace id and device.
+function devId(d) { return (list) => [raw(get(d, list[0], 'trace_id')), raw(get(d, list[0], 'device'))]; }
 
 function groupBy(list, keyFn) {
   const m = new Map();
@@ -464,14 +495,31 @@ section('findings', 'Findings', (sec) => {
   sec.append(t);
 });
 
+// The devices the per-device charts draw when they cannot draw every one: worst_devices' rows and
+// why each is there.
+function chosenList(sec, devices) {
+  const wd = ds('devices');
+  if (!wd || (absent(wd) ? devices <= MAX_DEVICE_CHARTS : rows(wd).length >= devices)) return false;
+  sec.append(h('h3', { text: 'The devices the per-device charts draw, the worst first' }), srcLine(wd));
+  if (absent(wd)) return true;
+  sec.append(note(`More than ${MAX_DEVICE_CHARTS} devices: the per-device charts below (utilisation, steps, idle gaps, ` +
+    'memory, launch delays) are drawn for these, as worst_devices ranks them: first the straggler ranks (the rank the ' +
+    'others wait for, last to start most collectives, as the advisor\'s rule stragglers finds it), then the lowest GPU ' +
+    `busy share. Every device ranked: ${allDevicesCommand(wd)}; a device's own charts: the sections' \`tracesql run\` ` +
+    'lines with -p trace_id=N.'));
+  sec.append(table(wd, { columns: ['pick', 'trace_id', 'rank', 'device', 'busy_pct', 'idle_ns', 'reason'] }));
+  return true;
+}
+
 section('overview', 'Overview', (sec) => {
   const d = ds('overview'), tb = ds('temporal');
+  if (chosenList(sec, rows(d).length)) sec.append(h('h3', { text: 'Every trace and device' }));
   sec.append(srcLine(d));
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('The database holds no traces.')); return; }
   const cards = h('div', { class: 'cards' });
   const withBusy = groupBy(rows(d).filter((r) => get(d, r, 'busy_pct') !== null), (r) => rows(d).indexOf(r));
-  for (const [, [r]] of firstDevices(sec, withBusy, 'every device\'s busy share is in the bars below')) {
+  for (const [, [r]] of chosenDevices(sec, withBusy, 'every device\'s busy share is in the bars below', devId(d))) {
     const c = h('div', { class: 'card', 'data-dataset': d.key, 'data-row': rows(d).indexOf(r), 'data-col': 'busy_pct', 'data-v': raw(get(d, r, 'busy_pct')) },
       h('div', { class: 'k', text: 'GPU busy · ' + deviceLabel(d, r) }), h('div', { class: 'v', text: fmt('busy_pct', get(d, r, 'busy_pct')) }));
     cards.append(c);
@@ -501,7 +549,7 @@ section('utilization', 'GPU utilisation over time', (sec) => {
   if (!rows(d).length) { sec.append(note('No GPU ops with durations: nothing to plot.')); return; }
   sec.append(legend([['busy', COLORS.busy], ['idle: host (CPU launched late)', COLORS.host], ['idle: device (queued / latency)', COLORS.device], ['idle: unknown', COLORS.unknown]]));
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const [, list] of firstDevices(sec, byDev, 'every device\'s busy share is in Overview, its time by category in Temporal breakdown, and its buckets in the `tracesql run` line above')) {
+  for (const [, list] of chosenDevices(sec, byDev, 'every device\'s busy share is in Overview, its time by category in Temporal breakdown, and its buckets in the `tracesql run` line above', devId(d))) {
     const first = list[0], last = list[list.length - 1];
     const x0 = num(get(d, first, 'ts')), x1 = num(get(d, last, 'ts')) + num(get(d, last, 'dur'));
     const bars = list.map((r) => ({
@@ -557,7 +605,7 @@ section('steps', 'Steps', (sec) => {
     sec.append(cards);
   }
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const [, list] of firstDevices(sec, byDev, 'every device\'s steps are in the table below')) {
+  for (const [, list] of chosenDevices(sec, byDev, 'every device\'s steps are in the table below', devId(d))) {
     sec.append(h('h3', { text: deviceLabel(d, list[0]) }));
     const cats = list.map((r) => ({
       label: 'step ' + raw(get(d, r, 'step')),
@@ -595,7 +643,7 @@ section('idle', 'Idle gaps', (sec) => {
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU idle gaps (or no GPU ops).')); return; }
   const byDev = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')) + '/' + raw(get(d, r, 'device')));
-  for (const [, list] of firstDevices(sec, byDev, 'every device\'s gaps are in the `tracesql run` line above')) {
+  for (const [, list] of chosenDevices(sec, byDev, 'every device\'s gaps are in the `tracesql run` line above', devId(d))) {
     sec.append(h('h3', { text: deviceLabel(d, list[0]) }));
     for (const [dim, title, color] of [['cause', 'By cause', null], ['length', 'Gap lengths (histogram)', COLORS.device], ['host_op', 'Host ops running when the GPU went idle', COLORS.host]]) {
       const part = list.filter((r) => get(d, r, 'dimension') === dim);
@@ -675,7 +723,8 @@ section('memory', 'Memory', (sec) => {
   if (p) sec.append(srcLine(p));
   const key = (dd, r) => raw(get(dd, r, 'trace_id')) + '/' + raw(get(dd, r, 'device_type')) + '/' + raw(get(dd, r, 'device_id'));
   const byDev = groupBy(rows(d), (r) => key(d, r));
-  for (const [k, list] of firstDevices(sec, byDev, 'every device\'s peak is in the table below')) {
+  const memId = (list) => [raw(get(d, list[0], 'trace_id')), num(get(d, list[0], 'device_id')) < 0 ? null : raw(get(d, list[0], 'device_id'))];
+  for (const [k, list] of chosenDevices(sec, byDev, 'every device\'s peak is in the table below', memId)) {
     const label = 'trace ' + raw(get(d, list[0], 'trace_id')) + ' · ' + (num(get(d, list[0], 'device_id')) < 0 ? 'CPU' : 'device ' + raw(get(d, list[0], 'device_id')));
     sec.append(h('h3', { text: label }));
     const pt = (r, c) => ({ x: num(get(d, r, 'ts')), y: num(get(d, r, c)), tip: rowTip(d, r) });
@@ -696,7 +745,7 @@ section('launch', 'Launch delays', (sec) => {
   if (absent(d)) return;
   if (!rows(d).length) { sec.append(note('No GPU ops with a known launch call in the trace.')); return; }
   const byTrace = groupBy(rows(d), (r) => raw(get(d, r, 'trace_id')));
-  for (const [, list] of firstDevices(sec, byTrace, 'every trace\'s distribution is in the `tracesql run` line above')) {
+  for (const [, list] of chosenDevices(sec, byTrace, 'every trace\'s distribution is in the `tracesql run` line above', (list) => [raw(get(d, list[0], 'trace_id')), null])) {
     sec.append(h('h3', { text: 'Distribution · ' + deviceLabel(d, list[0]) }));
     sec.append(hbars(list.map((r) => ({
       label: raw(get(d, r, 'bucket')), value: get(d, r, 'ops'), formatted: fmtInt(get(d, r, 'ops')) + ' ops · ' + raw(get(d, r, 'pct_ops')) + ' %',

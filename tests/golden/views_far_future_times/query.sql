@@ -8,7 +8,7 @@
 --   device 1 [300,350) host, no host op.
 -- op_kernel_links: the six kernels with their launches (d0k2's correlation 99 has none), delays
 -- = kernel start - launch end: d0k1 100-55 = 45 us, d0k3 200-135 = 65, d0k4 280-270 = 10,
--- d1k1 100-65 = 35, d1k2 350-325 = 25.
+-- d1k1 100-65 = 35, d1k2 350-325 = 25; launch_name_id 8, the first cudaLaunchKernel (NULL for d0k2).
 -- stream_idle_gaps (one stream per device): d0k1 -> d0k2 120..150: no launch, 30 us is not < 30:
 -- other; d0k2 -> d0k3 160..200: launched at 130, before 160: other (40 us); d0k3 -> d0k4 210..280:
 -- launched at 265 > 210: host_wait; d1k1 -> d1k2 300..350: launched at 320 > 300: host_wait.
@@ -26,7 +26,7 @@ LEFT JOIN events AS h ON h.id = g.host_event_id
 ORDER BY g.device, g.ts;
 
 SELECT k.device, k.stream, n.name AS kernel, k.gpu_ts - t.base_time_ns AS gpu_ts,
-       k.launch_ts - t.base_time_ns AS launch_ts, k.launch_delay, o.name AS op
+       k.launch_ts - t.base_time_ns AS launch_ts, k.launch_delay, o.name AS op, k.launch_name_id
 FROM op_kernel_links AS k
 JOIN traces AS t ON t.id = k.trace_id
 JOIN events AS n ON n.id = k.gpu_event_id
