@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <cstring>
-#include <mutex>
-#include <optional>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
