@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tracesql/db.h"
 #include "tracesql/import.h"
 
 namespace tracesql {
@@ -42,9 +43,15 @@ bool IsPartitionDir(const std::string& path);
 
 // Reads DIR/manifest.json and checks every partition: present, a tracesql database of this schema
 // version holding the one trace the manifest names, with the manifest's row counts (a cheap check:
-// the header and the traces row; damage elsewhere surfaces when it is read). Throws
+// the header and the traces row; damage elsewhere surfaces when it is read). Without
+// check_partitions, only that each listed file exists: the caller checks each partition when it
+// opens it (OpenCheckedPartition), which spares opening every database twice. Throws
 // tracesql::Error with one line naming the file.
-PartitionDir OpenPartitionDir(const std::string& dir);
+PartitionDir OpenPartitionDir(const std::string& dir, bool check_partitions = true);
+
+// Opens partition m of dir read-only and checks it as OpenPartitionDir does (the same error lines);
+// sets m.rank and m.world_size from the database. The connection has read the schema.
+Db OpenCheckedPartition(const PartitionDir& dir, Partition& m);
 
 // What a partition database holds, read from it (the manifest's fields but file and trace_id).
 // Throws tracesql::Error naming path when it is not a tracesql database of this schema version

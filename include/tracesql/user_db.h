@@ -31,6 +31,10 @@ class UserDb {
   // SQLite database, or (unless any_db) is not a tracesql database or has a newer schema version.
   static UserDb Open(const std::string& path, bool any_db);
 
+  // The same safe settings on a connection to a tracesql database of this schema version that the
+  // caller opened and identified (a partition, OpenCheckedPartition).
+  static UserDb Adopt(Db db, const std::string& path);
+
   sqlite3* get() const { return db_.get(); }
   Db& db() { return db_; }
   const std::string& path() const { return path_; }

@@ -1,18 +1,33 @@
 -- partial: flamegraph
 -- Per partition, what the flamegraph sums over the job, for its trace (self time is clipped at 0
--- only once summed over every trace, so the sums before clipping), as a tree of call paths that the
--- combining query matches across partitions by their frames' (name, cat) from the root:
---   path rows (gpu 0): id, parent_id, name, cat of each call path that has a value and of its
---       ancestors (stacks); in cpu mode total (summed duration of the host slices on the path) and
---       child_total (that of the host slices on the paths directly under it), NULL where none
+-- only once summed over every trace, so the self times before clipping), as the tree of its call
+-- paths that the combining query matches across partitions by their frames' (name, cat) from the
+-- root:
+--   path rows (gpu 0): every call path of the partition (stacks: id, parent_id, name, cat); in cpu
+--       mode self (the summed duration of the host slices on the path minus that of the host slices
+--       on the paths directly under it, not clipped; NULL where neither) and timed (1 when a host
+--       slice ends on the path, else 0)
 --   GPU rows (gpu mode, gpu 1): id (the path of the launch call; NULL without one), leaf
 --       (the GPU op name) and value (summed GPU op time)
 -- trace_id: the trace's.
-WITH RECURSIVE
+-- The self time is stacks.cpu_self_ns, which the importer computed for this one trace, wherever
+-- that is exact: where it is positive (clipping changes negative values only) and where it is NULL
+-- without a host slice on the paths under it. Only a partition with a path whose stored self time
+-- was clipped or might hide its children's time (cpu_self_ns = 0, or NULL over children that have
+-- host slices) reads its host slices from events.
+WITH
+-- cpu mode: whether the stored self times do not give every path's unclipped one.
+rescan AS MATERIALIZED (
+  SELECT 1 AS yes
+  WHERE coalesce(:mode, 'cpu') = 'cpu'
+    AND (EXISTS (SELECT 1 FROM stacks WHERE cpu_self_ns = 0)
+         OR EXISTS (SELECT 1 FROM stacks AS c JOIN stacks AS p ON p.id = c.parent_id
+                    WHERE c.cpu_self_ns IS NOT NULL AND p.cpu_self_ns IS NULL))
+),
 tot AS MATERIALIZED (
   SELECT e.stack_id AS id, sum(e.dur) AS total
   FROM events AS e
-  WHERE coalesce(:mode, 'cpu') = 'cpu'
+  WHERE EXISTS (SELECT 1 FROM rescan)
     AND e.thread_id IN (SELECT id FROM threads WHERE kind = 'cpu')
     AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL
   GROUP BY e.stack_id
@@ -30,18 +45,21 @@ gpu AS MATERIALIZED (
   LEFT JOIN gpu_op_names AS n ON n.id = k.name_id
   WHERE coalesce(:mode, 'cpu') = 'gpu'
   GROUP BY l.stack_id, k.name_id
-),
-anc(id) AS (
-  SELECT id FROM tot UNION SELECT id FROM child UNION SELECT id FROM gpu WHERE id IS NOT NULL
-  UNION
-  SELECT s.parent_id FROM anc AS a JOIN stacks AS s ON s.id = a.id WHERE s.parent_id IS NOT NULL
 )
-SELECT (SELECT min(id) FROM traces) AS trace_id, s.id, s.parent_id, s.name, s.cat, t.total, c.child_total,
+SELECT (SELECT min(id) FROM traces) AS trace_id, id, parent_id, name, cat,
+       CASE WHEN coalesce(:mode, 'cpu') = 'cpu' THEN cpu_self_ns END AS self,
+       coalesce(:mode, 'cpu') = 'cpu' AND cpu_self_ns IS NOT NULL AS timed,
        0 AS gpu, NULL AS leaf, NULL AS value
-FROM anc AS a
-JOIN stacks AS s ON s.id = a.id
-LEFT JOIN tot AS t ON t.id = a.id
-LEFT JOIN child AS c ON c.id = a.id
+FROM stacks
+WHERE NOT EXISTS (SELECT 1 FROM rescan)
 UNION ALL
-SELECT (SELECT min(id) FROM traces), id, NULL, NULL, NULL, NULL, NULL, 1, leaf, value
+SELECT (SELECT min(id) FROM traces), s.id, s.parent_id, s.name, s.cat,
+       CASE WHEN t.id IS NULL AND c.id IS NULL THEN NULL ELSE coalesce(t.total, 0) - coalesce(c.child_total, 0) END,
+       t.id IS NOT NULL, 0, NULL, NULL
+FROM stacks AS s
+LEFT JOIN tot AS t ON t.id = s.id
+LEFT JOIN child AS c ON c.id = s.id
+WHERE EXISTS (SELECT 1 FROM rescan)
+UNION ALL
+SELECT (SELECT min(id) FROM traces), id, NULL, NULL, NULL, NULL, 0, 1, leaf, value
 FROM gpu;

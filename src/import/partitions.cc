@@ -137,33 +137,42 @@ bool IsPartitionDir(const std::string& path) {
   return fs::is_directory(path, ec) && fs::exists(fs::path(path) / kManifestName, ec);
 }
 
-Partition ReadPartition(const std::string& path) {
+namespace {
+
+// The sniffing ReadPartition does before opening path.
+void CheckFile(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) Errorf("{}: no such file", path);
   if (fs::is_directory(path, ec)) Errorf("{}: is a directory, not a database", path);
   if (!IsEmptyOrSqliteFile(path)) Errorf("{}: not a SQLite database", path);
+}
+
+// What the partition database at path holds, read through db (opened on path).
+Partition ReadPartitionFrom(Db& db, const std::string& path) {
   Partition p;
   p.path = path;
   try {
-    Db db = Db::Open(path, /*create=*/false, /*read_only=*/true);
     if (db.QueryInt("PRAGMA application_id") != kApplicationId) Errorf("not a tracesql database");
     int64_t version = db.QueryInt("PRAGMA user_version");
     if (version != kSchemaVersion) {
       Errorf("made by a tracesql of schema version {}; this one reads {} (import the trace again)", version,
              kSchemaVersion);
     }
-    int64_t traces = db.QueryInt("SELECT count(*) FROM traces");
-    if (traces != 1) Errorf("holds {} traces, not one", traces);
-    Stmt s = db.Prepare("SELECT path, rank, world_size, event_count FROM traces");
-    s.Step();
-    p.trace = s.ColumnText(0);
-    if (!s.ColumnIsNull(1)) p.rank = s.ColumnInt(1);
-    if (!s.ColumnIsNull(2)) p.world_size = s.ColumnInt(2);
-    p.events = s.ColumnInt(3);
-    p.threads = db.QueryInt("SELECT coalesce(max(id), 0) FROM threads");
-    p.processes = db.QueryInt("SELECT coalesce(max(id), 0) FROM processes");
-    p.flows = db.QueryInt("SELECT coalesce(max(id), 0) FROM flows");
-    if (db.QueryInt("SELECT coalesce(max(id), 0) FROM events") != p.events) Errorf("events do not match traces.event_count");
+    // One statement: each max(id) reads the last rowid of its table.
+    Stmt s = db.Prepare(
+        "SELECT (SELECT count(*) FROM traces), path, rank, world_size, event_count,"
+        " (SELECT coalesce(max(id), 0) FROM threads), (SELECT coalesce(max(id), 0) FROM processes),"
+        " (SELECT coalesce(max(id), 0) FROM flows), (SELECT coalesce(max(id), 0) FROM events) FROM traces LIMIT 1");
+    if (!s.Step()) Errorf("holds 0 traces, not one");
+    if (int64_t traces = s.ColumnInt(0); traces != 1) Errorf("holds {} traces, not one", traces);
+    p.trace = s.ColumnText(1);
+    if (!s.ColumnIsNull(2)) p.rank = s.ColumnInt(2);
+    if (!s.ColumnIsNull(3)) p.world_size = s.ColumnInt(3);
+    p.events = s.ColumnInt(4);
+    p.threads = s.ColumnInt(5);
+    p.processes = s.ColumnInt(6);
+    p.flows = s.ColumnInt(7);
+    if (s.ColumnInt(8) != p.events) Errorf("events do not match traces.event_count");
   } catch (const Error& e) {
     std::string msg = e.what();
     if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
@@ -173,7 +182,35 @@ Partition ReadPartition(const std::string& path) {
   return p;
 }
 
-PartitionDir OpenPartitionDir(const std::string& dir_arg) {
+// Checks that got, read from partition m's database, is what dir's manifest lists; sets m's rank
+// and world_size from it.
+void CheckListed(const PartitionDir& dir, Partition& m, const Partition& got) {
+  if (got.trace != m.trace) {
+    Errorf("{}: holds the trace {}, not {} as {} says", m.path, got.trace, m.trace, dir.manifest);
+  }
+  if (got.events != m.events || got.threads != m.threads || got.processes != m.processes || got.flows != m.flows) {
+    Errorf("{}: its row counts are not those {} lists (replaced or changed since the import)", m.path, dir.manifest);
+  }
+  m.rank = got.rank;
+  m.world_size = got.world_size;
+}
+
+}  // namespace
+
+Partition ReadPartition(const std::string& path) {
+  CheckFile(path);
+  Db db = Db::Open(path, /*create=*/false, /*read_only=*/true);
+  return ReadPartitionFrom(db, path);
+}
+
+Db OpenCheckedPartition(const PartitionDir& dir, Partition& m) {
+  CheckFile(m.path);
+  Db db = Db::Open(m.path, /*create=*/false, /*read_only=*/true);
+  CheckListed(dir, m, ReadPartitionFrom(db, m.path));
+  return db;
+}
+
+PartitionDir OpenPartitionDir(const std::string& dir_arg, bool check_partitions) {
   PartitionDir out;
   fs::path dir = Normalized(dir_arg);
   out.dir = dir.string();
@@ -218,17 +255,11 @@ PartitionDir OpenPartitionDir(const std::string& dir_arg) {
     Errorf("{}: partitions of schema version {}; this tracesql reads {} (import the traces again)", out.manifest, schema,
            kSchemaVersion);
   }
-  for (Partition& m : out.parts) {
+  for (const Partition& m : out.parts) {
     if (!fs::exists(m.path, ec)) Errorf("{}: missing (listed in {})", m.path, out.manifest);
-    Partition got = ReadPartition(m.path);
-    if (got.trace != m.trace) {
-      Errorf("{}: holds the trace {}, not {} as {} says", m.path, got.trace, m.trace, out.manifest);
-    }
-    if (got.events != m.events || got.threads != m.threads || got.processes != m.processes || got.flows != m.flows) {
-      Errorf("{}: its row counts are not those {} lists (replaced or changed since the import)", m.path, out.manifest);
-    }
-    m.rank = got.rank;
-    m.world_size = got.world_size;
+  }
+  if (check_partitions) {
+    for (Partition& m : out.parts) OpenCheckedPartition(out, m);
   }
   return out;
 }

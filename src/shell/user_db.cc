@@ -60,6 +60,30 @@ void UserDb::Close() {
   json_.reset();
 }
 
+namespace {
+
+// Defensive mode: no writes to sqlite_schema, no corrupting PRAGMAs. Untrusted schema: views and
+// triggers may only call innocuous functions (PRAGMA trusted_schema = OFF).
+void Secure(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_busy_timeout(db, 5000);
+}
+
+}  // namespace
+
+UserDb UserDb::Adopt(Db db, const std::string& path) {
+  UserDb u;
+  u.path_ = path;
+  u.db_ = std::move(db);
+  Secure(u.db_.get());
+  if (shell::JsonShim::Needed()) u.json_ = shell::JsonShim::Install(u.db_.get());
+  u.is_tracesql_ = true;
+  u.schema_version_ = kSchemaVersion;
+  return u;
+}
+
 UserDb UserDb::Open(const std::string& path, bool any_db) {
   switch (SniffFile(path)) {
     case FileKind::kMissing: Errorf("{}: no such database", path);
@@ -73,16 +97,9 @@ UserDb UserDb::Open(const std::string& path, bool any_db) {
   UserDb u;
   u.path_ = path;
   u.db_ = Db::Open(path, /*create=*/false);
-  sqlite3* db = u.db_.get();
-  // Defensive mode: no writes to sqlite_schema, no corrupting PRAGMAs. Untrusted schema: views and
-  // triggers may only call innocuous functions.
-  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_busy_timeout(db, 5000);
+  Secure(u.db_.get());
   int64_t app = 0, version = 0;
   try {
-    u.db_.Exec("PRAGMA trusted_schema = OFF");
     app = u.db_.QueryInt("PRAGMA application_id");
     version = u.db_.QueryInt("PRAGMA user_version");
     u.db_.QueryInt("SELECT count(*) FROM sqlite_schema");  // reads the schema: fails on a non-database
@@ -91,7 +108,7 @@ UserDb UserDb::Open(const std::string& path, bool any_db) {
     if (msg.rfind("SQL error: ", 0) == 0) msg = msg.substr(11);
     Errorf("{}: not a usable SQLite database: {}", path, msg);
   }
-  if (shell::JsonShim::Needed()) u.json_ = shell::JsonShim::Install(db);
+  if (shell::JsonShim::Needed()) u.json_ = shell::JsonShim::Install(u.db_.get());
   u.is_tracesql_ = app == kApplicationId;
   u.schema_version_ = version;
   if (!any_db) {

@@ -144,6 +144,13 @@ with tempfile.TemporaryDirectory() as d:
     check(len(rows) >= 4 and all(r["ranks"] == "3" and r["slowest_rank"] == "2" and int(r["start_skew_ns"]) > 0 for r in rows)
           and coll == run(["run", p("job3.db"), "collectives", "--format", "csv"]).stdout,
           "collectives over the 3 ranks' partitions: every collective on 3 ranks, rank 2 the straggler: %s" % rows[:2])
+    # Ranks of one job share their call paths under the same ids: flamegraph matches them by id (the
+    # job above mixes traces of other programs, whose paths are matched by their frames).
+    for extra in ([], ["-p", "merge_steps=0"], ["-p", "mode=gpu"], ["-p", "mode=gpu", "-p", "merge_steps=0"]):
+        a = run(["run", p("job3.db"), "flamegraph", "--format", "csv"] + extra).stdout
+        b = run(["run", p("job3"), "flamegraph", "--format", "csv"] + extra).stdout
+        check(a == b and a.count("\n") > 10, "flamegraph %s over the 3 ranks' partitions: %d lines, %d over one database"
+              % (extra, b.count("\n"), a.count("\n")))
     # -p trace_id=N runs on the one partition of trace N (or, for the cross-rank queries, every
     # partition); other parameters as the report and the queries' docs use them.
     params = {
@@ -312,7 +319,9 @@ with tempfile.TemporaryDirectory() as d:
              ("garbage", garbage, "not a SQLite database"), ("truncated", truncated, "")]
     for name, damage, words in cases:
         jobdir, target = broken("bad_" + name, damage)
-        for args in (["run", jobdir, "steps"], ["query", jobdir, "SELECT 1"], ["merge", jobdir, "-o", p("bad.db")]):
+        # (-p trace_id=1 runs on the first partition only; every partition is still checked.)
+        for args in (["run", jobdir, "steps"], ["run", jobdir, "steps", "-p", "trace_id=1"], ["query", jobdir, "SELECT 1"],
+                     ["merge", jobdir, "-o", p("bad.db")]):
             r = run(args, expect=1)
             check(one_error_line(r, target, words), "%s partition, %s: one error line naming it: %r" % (name, args[0], r.stderr))
         check(not os.path.exists(p("bad.db")) and not any(f.startswith(".bad.db") for f in os.listdir(d)),
