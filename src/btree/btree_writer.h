@@ -63,6 +63,13 @@ class Record {
     return Add(6, 8, v, {});
   }
   Record& Text(std::string_view s) { return Add(13 + 2 * static_cast<uint64_t>(s.size()), s.size(), 0, s); }
+  Record& Real(double d) {
+    int64_t bits;
+    static_assert(sizeof bits == sizeof d);
+    __builtin_memcpy(&bits, &d, sizeof bits);
+    return Add(7, 8, bits, {});
+  }
+  Record& Blob(std::string_view s) { return Add(12 + 2 * static_cast<uint64_t>(s.size()), s.size(), 0, s); }
   // The record's bytes, valid until the next Encode().
   std::string_view Encode();
 
@@ -261,9 +268,11 @@ bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
                 const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages,
                 uint64_t pending_byte = 0x40000000, bool may_adopt = true);
 
-// A value of a row.
+// A value of a row (kReal: the double's bits in i). A REAL or BLOB is stored in a table's record
+// as it is; a REAL in an index key only where the table allows it (PagedTable::AllowReals), a
+// BLOB never.
 struct Value {
-  enum Type : uint8_t { kNull, kInt, kText } type = kNull;
+  enum Type : uint8_t { kNull, kInt, kText, kReal, kBlob } type = kNull;
   int64_t i = 0;
   std::string_view s;
 };
@@ -316,8 +325,17 @@ class PagedTable {
   size_t indexes() const { return indexes_.size() - (without_rowid_ ? 1 : 0); }
   // The index keys still in memory, as sorted runs.
   void FlushRuns();
+  // Lets REAL values into the indexes' keys (the rows of another database, copied): keys take 17
+  // bytes per number rather than 9. Before the first row.
+  void AllowReals() { reals_ = true; }
   // Merges the runs into the index pages; then appends each tree and its root page to trees.
   void Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees);
+  // The rows added so far make a segment whose keys sort, in every index whose first column is one
+  // of `growing` (positions), before those of every row added later (the caller knows: ids that
+  // grow from one segment to the next, never NULL): those indexes' keys are merged into their pages
+  // now, not at Finish() (a merge of few runs, read back at once). A segment whose keys do not sort
+  // after the last one's is an internal error.
+  void EndSegment(const std::vector<int>& growing);
 
  private:
   struct Column {
@@ -335,8 +353,13 @@ class PagedTable {
     std::string keys;          // keys not yet in a run: each a 2-byte length, then the key
     std::vector<uint32_t> at;  // their offsets in keys
     std::vector<std::pair<uint64_t, uint64_t>> runs;  // (offset, bytes) in the RunSpill
+    std::string last;     // the last key merged into the tree (merged: any was)
+    bool merged = false;
   };
   void FlushRun(Index& index);
+  void MergeRuns(Index& index);  // the runs into the index's pages
+  Record merge_rec_;
+  std::string scratch_;
   int ColumnIndex(std::string_view name) const;  // -1: none
   std::string name_;
   std::vector<Column> cols_;
@@ -354,6 +377,8 @@ class PagedTable {
   Record rec_;
   std::vector<Value> stored_;
   std::vector<std::string> text_;  // integers stored as text
+  bool reals_ = false;
+  std::string types_;  // a key's numbers' types (AllowReals)
 };
 
 }  // namespace tracesql::btree

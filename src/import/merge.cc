@@ -35,6 +35,7 @@
 
 #include <fmt/format.h>
 
+#include "btree/btree_writer.h"
 #include "import/stats.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
@@ -119,19 +120,43 @@ const std::set<std::string, std::less<>> kOwnTables = {
     "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks"};
 
 // The computed tables kept in rowid order, and which of their rows the importer leaves to the
-// view's SQL (a condition on a row r): every table's of a trace whose times could overflow a sum
+// view's SQL (a condition on a row r of the input attached as p), rows that come after every
+// input's others: every table's of a trace whose times could overflow a sum
 // (import_stats views_by_sql) but memory_devices', memory_devices' of a trace with a [memory] event
 // without an integer device or total, autograd_pairs' of a trace without fwdbwd flows (link 'seq').
 const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
     {"memory_devices",
-     "r.trace_id IN (SELECT trace_id FROM main.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
+     "r.trace_id IN (SELECT trace_id FROM p.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
      "'integer' OR typeof(device_id) <> 'integer')"},
-    {"steps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
-    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
-    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"steps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
+    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
+    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
     {"autograd_pairs",
-     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
 };
+
+// The computed tables whose rows of a trace the importer may leave to their SQL (import_stats
+// views_by_sql: values the SQL computes may be REAL) and whose order is their key's, not the order
+// the rows were added in: the rows of such traces are copied by SQL after the pages are placed.
+const std::set<std::string, std::less<>> kKeyedComputed = {"op_kernel_links", "op_gpu_totals", "memory_levels",
+                                                           "gpu_segments", "stream_queue"};
+
+// The tables of the views (sql/views/), computed by the importer or by the views' SQL.
+const std::set<std::string, std::less<>> kSqlValues = {
+    "memory_devices", "memory_levels", "op_kernel_links", "op_gpu_totals", "gpu_segments",   "stream_queue",
+    "steps",          "idle_gaps",     "stream_idle_gaps", "autograd_pairs", "matrix_ops", "recomputed_ops"};
+
+// The condition (on a row r of the attached input p) of the rows of a table copied after the
+// others, by SQL; empty: none. sql_traces: the input has traces left to the views' SQL.
+std::string LaterRows(std::string_view table, bool sql_traces) {
+  for (const auto& [t, cond] : kLeftToSql) {
+    if (t == table) return cond;
+  }
+  if (sql_traces && kKeyedComputed.count(table)) {
+    return "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')";
+  }
+  return "";
+}
 
 const TableRule* RuleFor(std::string_view table) {
   for (const TableRule& r : kRules) {
@@ -245,16 +270,6 @@ void MapStacks(Db& db, MergeState& st) {
     row.cat = OptText(s, 4);
     std::string key = fmt::format("{}/{}/", row.parent, row.depth) + Key(s, 3) + '\x1f' + Key(s, 4);
     m[static_cast<size_t>(s.ColumnInt(0))] = st.stacks.Intern(key, row);
-  }
-  // The host self time sums over the traces: each stack's summed host slices (the SQL definition,
-  // tests/invariants/stacks_columns.sql), added to its merged stack's.
-  Stmt t = db.Prepare(
-      "SELECT e.stack_id, sum(e.dur) FROM p.events AS e WHERE e.thread_id IN (SELECT id FROM p.threads WHERE kind = "
-      "'cpu') AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL GROUP BY e.stack_id");
-  while (t.Step()) {
-    StackRow& row = st.stacks.rows.at(static_cast<size_t>(m.at(static_cast<size_t>(t.ColumnInt(0)))) - 1);
-    row.cpu_total += t.ColumnInt(1);
-    row.cpu_slices = true;
   }
 }
 
@@ -446,6 +461,231 @@ std::string SqlText(const std::optional<std::string>& s) {
   return out + "'";
 }
 
+
+// The INSERT ... SELECT that copies the rows of table t from the input attached as p (those where
+// `where` holds, when given) in rowid order, ids moved.
+std::string InsertSql(Db& db, const std::string& t, const TableRule* rule, const std::string& where,
+                      const int64_t base[4]) {
+  std::string cols, exprs;
+  for (const std::string& c : Columns(db, "main", t)) {
+    cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
+    exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
+  }
+  sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
+  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) ==
+               SQLITE_OK;
+  sqlite3_finalize(probe);
+  return fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\" AS r{}{}", t, cols, exprs, t,
+                     where.empty() ? "" : " WHERE " + where, rowid ? " ORDER BY r.rowid" : "");
+}
+
+// A table of kRules and how its rows are copied: as b-tree pages (btree::PagedTable: rows read
+// from each input in the order of the merged rowid, ids moved here), or, for a table that cannot
+// be written so (one with an index SQLite makes for a PRIMARY KEY or UNIQUE constraint), by SQL.
+struct Copy {
+  std::string name;
+  const TableRule* rule = nullptr;
+  std::vector<int> kinds;  // per column: its Id, -1 when it holds none
+  std::string order;       // the ORDER BY of the input's rows (empty: any order)
+  // Columns whose values grow from input to input and are never NULL (ids moved by an offset:
+  // NOT NULL, a primary key, or a trace id): an index they begin (or a WITHOUT ROWID table whose
+  // key they begin) is written as each input's rows are copied.
+  std::vector<int> growing;
+  std::unique_ptr<btree::PagedTable> pages;
+  // The last rowid written (an id table's last id).
+  int64_t LastId(Db& db) const {
+    return pages ? pages->last_rowid() : db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
+  }
+};
+
+Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::PageSpill& spill, btree::RunSpill& runs) {
+  Copy c;
+  c.name = name;
+  c.rule = rule;
+  std::string rowid_column;
+  int keys = 0;
+  Stmt s = db.Prepare("SELECT name, type, pk, \"notnull\" FROM pragma_table_info(?, 'main') ORDER BY cid");
+  s.BindText(1, name);
+  while (s.Step()) {
+    std::string col = s.ColumnText(0);
+    int kind = -1;
+    for (const ColumnRule& r : rule->columns) {
+      if (col == r.column) kind = static_cast<int>(r.id);
+    }
+    if (kind >= 0 && kind < kMapped && (s.ColumnInt(3) != 0 || s.ColumnInt(2) != 0 || col == "trace_id")) {
+      c.growing.push_back(static_cast<int>(c.kinds.size()));
+    }
+    c.kinds.push_back(kind);
+    if (s.ColumnInt(2) > 0) {
+      ++keys;
+      if (s.ColumnText(1) == "INTEGER") rowid_column = col;
+    }
+  }
+  sqlite3_stmt* probe = nullptr;
+  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM main.\"{}\"", name).c_str(), -1, &probe, nullptr) ==
+               SQLITE_OK;
+  sqlite3_finalize(probe);
+  if (rowid) {
+    // The input's rows in the order of their merged rowids: an id moved by an offset keeps the
+    // input's order; a flow id is reordered.
+    c.order = " ORDER BY r.rowid";
+    if (keys == 1 && !rowid_column.empty()) {
+      for (const ColumnRule& r : rule->columns) {
+        if (rowid_column == r.column && static_cast<int>(r.id) >= kMapped) {
+          c.order = fmt::format(" ORDER BY tq_map({}, r.\"{}\")", static_cast<int>(r.id), rowid_column);
+        }
+      }
+    }
+  }
+  if (db.QueryInt(fmt::format("SELECT count(*) FROM main.sqlite_schema WHERE type = 'index' AND tbl_name = '{}' AND sql IS NULL",
+                              name)) == 0) {
+    c.pages = std::make_unique<btree::PagedTable>(db, name, spill, runs);
+    // The rows the views' SQL computes may hold REALs (in any column: their declared types are
+    // the SQL's); the importer's own tables never do (a REAL in an index of one is an error).
+    if (kSqlValues.count(name)) c.pages->AllowReals();
+  }
+  return c;
+}
+
+btree::Value ColumnValue(sqlite3_stmt* s, int c) {
+  switch (sqlite3_column_type(s, c)) {
+    case SQLITE_INTEGER:
+      return {btree::Value::kInt, sqlite3_column_int64(s, c), {}};
+    case SQLITE_TEXT: {
+      const char* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+      return {btree::Value::kText, 0, {p, static_cast<size_t>(sqlite3_column_bytes(s, c))}};
+    }
+    case SQLITE_FLOAT: {
+      double d = sqlite3_column_double(s, c);
+      int64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return {btree::Value::kReal, bits, {}};
+    }
+    case SQLITE_BLOB: {
+      const char* p = static_cast<const char*>(sqlite3_column_blob(s, c));
+      return {btree::Value::kBlob, 0, {p, static_cast<size_t>(sqlite3_column_bytes(s, c))}};
+    }
+    default:
+      return {};
+  }
+}
+
+[[noreturn]] void NoRow(int kind, const btree::Value& v) {
+  if (v.type == btree::Value::kInt) Errorf("id {} of kind {} has no row to refer to", v.i, kind);
+  Errorf("an id of kind {} that is not an integer", kind);
+}
+
+// Copies the rows of table c from the input attached as p into its pages (but those of the
+// condition `later`), ids moved. The events also give each stack's summed host slices (its self
+// time sums over the traces: tests/invariants/stacks_columns.sql).
+void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4], MergeState& st) {
+  Stmt s = db.Prepare(fmt::format("SELECT * FROM p.\"{}\" AS r{}{}", c.name,
+                                  later.empty() ? "" : fmt::format(" WHERE NOT coalesce(({}), 0)", later), c.order));
+  const size_t n = c.kinds.size();
+  if (static_cast<size_t>(sqlite3_column_count(s.get())) != n) Errorf("internal error: the columns of {}", c.name);
+  std::vector<btree::Value> row(n);
+  std::vector<std::string> lists(n);
+  // The events: host slices' durations summed per (input) stack id.
+  bool events = c.name == "events";
+  std::vector<char> cpu_thread;
+  std::vector<int64_t> stack_sum;
+  std::vector<char> stack_has;
+  size_t thread_col = 0, dur_col = 0, stack_col = 0;
+  if (events) {
+    Stmt cols = db.Prepare("SELECT cid, name FROM pragma_table_info('events', 'p')");
+    while (cols.Step()) {
+      std::string name = cols.ColumnText(1);
+      auto k = static_cast<size_t>(cols.ColumnInt(0));
+      if (name == "thread_id") thread_col = k;
+      if (name == "dur") dur_col = k;
+      if (name == "stack_id") stack_col = k;
+    }
+    Stmt t = db.Prepare("SELECT id FROM p.threads WHERE kind = 'cpu'");
+    while (t.Step()) {
+      auto id = static_cast<size_t>(std::max<int64_t>(t.ColumnInt(0), 0));
+      if (id >= cpu_thread.size()) cpu_thread.resize(id + 1, 0);
+      cpu_thread[id] = 1;
+    }
+    stack_sum.assign(st.map(Id::kStack).size(), 0);
+    stack_has.assign(st.map(Id::kStack).size(), 0);
+  }
+  while (s.Step()) {
+    for (size_t k = 0; k < n; ++k) {
+      btree::Value& v = row[k];
+      v = ColumnValue(s.get(), static_cast<int>(k));
+      if (events && k == stack_col) {
+        // thread_id and dur come before stack_id: the thread id is moved already.
+        const btree::Value& th = row[thread_col];
+        const btree::Value& dur = row[dur_col];
+        int64_t thread = th.i - base[static_cast<int>(Id::kThread)];
+        if (v.type == btree::Value::kInt && th.type == btree::Value::kInt && dur.type == btree::Value::kInt &&
+            thread > 0 && static_cast<size_t>(thread) < cpu_thread.size() && cpu_thread[static_cast<size_t>(thread)] &&
+            v.i > 0 && static_cast<size_t>(v.i) < stack_sum.size()) {
+          stack_sum[static_cast<size_t>(v.i)] += dur.i;
+          stack_has[static_cast<size_t>(v.i)] = 1;
+        }
+      }
+      int kind = c.kinds[k];
+      if (kind < 0 || v.type == btree::Value::kNull) continue;
+      if (kind < kMapped) {
+        if (v.type != btree::Value::kInt) NoRow(kind, v);
+        v.i += base[kind];
+      } else if (kind == static_cast<int>(Id::kGpuNameList)) {
+        const std::vector<int64_t>& m = st.map(Id::kGpuName);
+        if (v.type != btree::Value::kText) Errorf("gpu_segments.name_ids names an unknown gpu_op_names id");
+        std::vector<int64_t> ids;
+        std::string_view text = v.s;
+        for (size_t b = 0; b <= text.size();) {
+          size_t e = text.find(',', b);
+          if (e == std::string_view::npos) e = text.size();
+          int64_t id = std::atoll(std::string(text.substr(b, e - b)).c_str());
+          if (id <= 0 || id >= static_cast<int64_t>(m.size()) || m[static_cast<size_t>(id)] == 0) {
+            Errorf("gpu_segments.name_ids names an unknown gpu_op_names id");
+          }
+          ids.push_back(m[static_cast<size_t>(id)]);
+          b = e + 1;
+        }
+        std::sort(ids.begin(), ids.end());
+        std::string& out = lists[k];
+        out.clear();
+        for (int64_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+        v.s = out;
+      } else {
+        std::vector<int64_t>& m = st.maps[kind - kMapped];
+        if (kind == static_cast<int>(Id::kArgShape) && v.type == btree::Value::kInt && v.i >= static_cast<int64_t>(m.size())) {
+          // Shapes past the last in arg_keys: shapes of no keys (they have no rows there).
+          while (static_cast<int64_t>(m.size()) <= v.i) m.push_back(st.shapes.Intern("", ShapeRow{}));
+        }
+        if (v.type != btree::Value::kInt || v.i <= 0 || v.i >= static_cast<int64_t>(m.size()) ||
+            m[static_cast<size_t>(v.i)] == 0) {
+          NoRow(kind, v);
+        }
+        v.i = m[static_cast<size_t>(v.i)];
+      }
+    }
+    c.pages->Add(row.data());
+  }
+  if (events) {
+    const std::vector<int64_t>& m = st.map(Id::kStack);
+    for (size_t id = 1; id < stack_sum.size(); ++id) {
+      if (!stack_has[id]) continue;
+      if (m[id] == 0) Errorf("id {} of kind {} has no row to refer to", id, static_cast<int>(Id::kStack));
+      StackRow& r = st.stacks.rows.at(static_cast<size_t>(m[id]) - 1);
+      r.cpu_total += stack_sum[id];
+      r.cpu_slices = true;
+    }
+  }
+}
+
+// An input whose rows of some table are copied after the pages are placed (LaterRows): its maps
+// and bases, kept for then.
+struct Deferred {
+  size_t input = 0;
+  bool sql_traces = false;
+  int64_t base[4] = {0, 0, 0, 0};
+  std::vector<int64_t> maps[5];
+};
+
 }  // namespace
 
 MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::string& out, const MergeOptions& options) {
@@ -483,53 +723,77 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
   MergeState st;
   MergeSummary summary;
   {
-    Db db = Db::Open(tmp, /*create=*/true);
-    db.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-            " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
-    for (auto [name, fn, n] : {std::tuple{"tq_map", &SqlMap, 2}, std::tuple{"tq_map_list", &SqlMapList, 1}}) {
-      if (sqlite3_create_function(db.get(), name, n, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &st, fn, nullptr, nullptr) != SQLITE_OK) {
-        Errorf("{}: cannot register {}: {}", out, name, sqlite3_errmsg(db.get()));
+    auto open = [&](bool create) {
+      Db d = Db::Open(tmp, create);
+      d.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+             " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
+      for (auto [name, fn, n] : {std::tuple{"tq_map", &SqlMap, 2}, std::tuple{"tq_map_list", &SqlMapList, 1}}) {
+        if (sqlite3_create_function(d.get(), name, n, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &st, fn, nullptr, nullptr) !=
+            SQLITE_OK) {
+          Errorf("{}: cannot register {}: {}", out, name, sqlite3_errmsg(d.get()));
+        }
       }
-    }
-    // The schema: the first input's (every input has the same: checked as each is attached).
+      return d;
+    };
+    Db db = open(/*create=*/true);
     auto attach = [&](const std::string& path) {
       Stmt a = db.Prepare("ATTACH DATABASE ? AS p");
       a.BindText(1, path);
       a.Run();
     };
-    attach(inputs[0]);
-    std::vector<SchemaObject> schema = SchemaOf(db, "p");
+    // The schema: the first input's, in its order (every input has the same: checked as each is
+    // attached). The indexes of the tables written as pages are created empty and filled with them.
+    std::vector<SchemaObject> schema;
+    {
+      Db first = Db::Open(inputs[0], false, true);
+      schema = SchemaOf(first, "main");
+    }
     db.Exec(fmt::format("PRAGMA main.application_id = {}; PRAGMA main.user_version = {};", kApplicationId, kSchemaVersion));
     std::vector<std::string> tables;
     bool has_gpu_names = false;
     for (const SchemaObject& o : schema) {
-      if (o.type != "table") continue;
-      if (!RuleFor(o.name) && !kOwnTables.count(o.name)) {
-        Errorf("{}: table {} has no merge rule (src/import/merge.cc knows the tables of schema version {})", inputs[0],
-               o.name, kSchemaVersion);
+      if (o.type == "table") {
+        if (!RuleFor(o.name) && !kOwnTables.count(o.name)) {
+          Errorf("{}: table {} has no merge rule (src/import/merge.cc knows the tables of schema version {})", inputs[0],
+                 o.name, kSchemaVersion);
+        }
+        tables.push_back(o.name);
+        has_gpu_names = has_gpu_names || o.name == "gpu_op_names";
       }
       db.Exec(o.sql);
-      tables.push_back(o.name);
-      has_gpu_names = has_gpu_names || o.name == "gpu_op_names";
     }
-    // SQLite attaches and detaches outside transactions: one transaction per input.
     db.Exec("BEGIN");
+    std::vector<Copy> copies;
+    btree::PageSpill spill(dir.string(), static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), out);
+    btree::RunSpill runs(dir.string(), out);
+    for (const std::string& t : tables) {
+      if (const TableRule* rule = RuleFor(t)) copies.push_back(MakeCopy(db, t, rule, spill, runs));
+    }
+    auto copy_of = [&](std::string_view name) -> Copy& {
+      for (Copy& c : copies) {
+        if (c.name == name) return c;
+      }
+      Errorf("internal error: no table {}", name);
+    };
+    attach(inputs[0]);
     for (const char* t : {"kernel_class_rules", "device_peaks"}) {
       if (std::find(tables.begin(), tables.end(), t) != tables.end()) {
         db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM p.{0}", t));
       }
     }
+    // SQLite attaches and detaches outside transactions: one transaction per input.
     db.Exec("COMMIT");
     db.Exec("DETACH DATABASE p");
 
     std::map<int64_t, std::vector<int64_t>> same_rank;  // rank -> its traces after the first
     int64_t base[4] = {0, 0, 0, 0};  // traces, events, threads, processes before this input
+    std::vector<Deferred> deferred;  // inputs with rows copied after the pages are placed
     for (size_t i = 0; i < inputs.size(); ++i) {
       const std::string& in = inputs[i];
       try {
         attach(in);
         std::vector<SchemaObject> theirs = SchemaOf(db, "p");
-        // The same objects, in any order (a merged database creates its indexes after the rows).
+        // The same objects, in any order.
         auto sorted = [](std::vector<SchemaObject> v) {
           std::sort(v.begin(), v.end(), [](const SchemaObject& a, const SchemaObject& b) {
             return std::tie(a.type, a.name, a.sql) < std::tie(b.type, b.name, b.sql);
@@ -552,20 +816,28 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         MapArgShapes(db, st);
         MapInputShapes(db, st);
         MapGpuNames(db, st, has_gpu_names);
-        MapFlows(db, st, db.QueryInt("SELECT coalesce(max(id), 0) FROM main.flows"));
-        for (const std::string& t : tables) {
-          const TableRule* rule = RuleFor(t);
-          if (!rule) continue;
-          std::string cols, exprs;
-          for (const std::string& c : Columns(db, "main", t)) {
-            cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
-            exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
+        MapFlows(db, st, copy_of("flows").LastId(db));
+        bool sql_traces = db.QueryInt("SELECT EXISTS (SELECT 1 FROM p.import_stats WHERE name = 'views_by_sql')") != 0;
+        bool defers = false;
+        for (Copy& c : copies) {
+          std::string later = LaterRows(c.name, sql_traces);
+          if (!later.empty()) {
+            defers = defers || db.QueryInt(fmt::format("SELECT EXISTS (SELECT 1 FROM p.\"{}\" AS r WHERE {})", c.name, later)) != 0;
           }
-          sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
-          bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) == SQLITE_OK;
-          sqlite3_finalize(probe);
-          db.Exec(fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\"{}", t, cols, exprs, t,
-                              rowid ? " ORDER BY rowid" : ""));
+          if (c.pages) {
+            CopyPaged(db, c, later, base, st);
+            c.pages->EndSegment(c.growing);
+          } else {
+            db.Exec(InsertSql(db, c.name, c.rule, later.empty() ? "" : fmt::format("NOT coalesce(({}), 0)", later), base));
+          }
+        }
+        if (defers) {
+          Deferred d;
+          d.input = i;
+          d.sql_traces = sql_traces;
+          std::copy(std::begin(base), std::end(base), std::begin(d.base));
+          for (size_t k = 0; k < std::size(st.maps); ++k) d.maps[k] = st.maps[k];
+          deferred.push_back(std::move(d));
         }
         // import_stats, trace by trace in the order the importer writes them (kStatInfo), with
         // the duplicate_rank row of a trace whose rank an earlier trace has.
@@ -617,13 +889,13 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
       } catch (const Error& e) {
         std::string msg = e.what();
         if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-        if (msg.starts_with(in + ": ")) throw;
+        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
         Errorf("{}: {}", in, msg);
       }
-      base[0] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.traces");
-      base[1] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.events");
-      base[2] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.threads");
-      base[3] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.processes");
+      base[0] = copy_of("traces").LastId(db);
+      base[1] = copy_of("events").LastId(db);
+      base[2] = copy_of("threads").LastId(db);
+      base[3] = copy_of("processes").LastId(db);
     }
     std::string repeated;
     for (const auto& [rank, ids] : same_rank) {
@@ -638,6 +910,43 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
     summary.traces = base[0];
     summary.events = base[1];
     if (summary.traces != traces_in) Errorf("internal error: merged {} traces of {}", summary.traces, traces_in);
+
+    // The pages into the database file: the index runs merged into index pages, SQLite's file
+    // committed and closed, the trees placed after its pages (btree::PlaceTrees).
+    {
+      std::vector<std::pair<btree::TreeWriter*, uint32_t>> trees;
+      for (Copy& c : copies) {
+        if (c.pages) c.pages->Finish(trees);
+      }
+      int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
+      db.Close();
+      btree::PlaceTrees(tmp, {&spill}, trees, max_pages);
+      copies.clear();
+      db = open(/*create=*/false);
+    }
+    // The rows left for later, input by input in order: they come after the others (in tables
+    // whose order is their rowid's; elsewhere SQLite puts them in key order).
+    for (Deferred& d : deferred) {
+      const std::string& in = inputs[d.input];
+      try {
+        for (size_t k = 0; k < std::size(st.maps); ++k) st.maps[k] = std::move(d.maps[k]);
+        attach(in);
+        db.Exec("BEGIN");
+        for (const std::string& t : tables) {
+          const TableRule* rule = RuleFor(t);
+          if (!rule) continue;
+          std::string later = LaterRows(t, d.sql_traces);
+          if (!later.empty()) db.Exec(InsertSql(db, t, rule, fmt::format("coalesce(({}), 0)", later), d.base));
+        }
+        db.Exec("COMMIT");
+        db.Exec("DETACH DATABASE p");
+      } catch (const Error& e) {
+        std::string msg = e.what();
+        if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
+        Errorf("{}: {}", in, msg);
+      }
+    }
 
     // The interned tables, over the whole job.
     db.Exec("BEGIN");
@@ -721,19 +1030,6 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         s.BindText(2, v);
         s.Run();
       }
-    }
-    // The importer computes the analysis tables' rows as it writes each trace, and leaves some
-    // traces to the views' SQL, run after the last trace: their rows come last (in tables whose
-    // order is their rowid's). Which traces those are shows in the rows (kLeftToSql).
-    for (const auto& [table, left_to_sql] : kLeftToSql) {
-      if (std::find(tables.begin(), tables.end(), table) == tables.end()) continue;
-      db.Exec(fmt::format("CREATE TEMP TABLE merge_rows AS SELECT * FROM main.{0} AS r ORDER BY ({1}), rowid;"
-                          " DELETE FROM main.{0}; INSERT INTO main.{0} SELECT * FROM temp.merge_rows;"
-                          " DROP TABLE temp.merge_rows;",
-                          table, left_to_sql));
-    }
-    for (const SchemaObject& o : schema) {
-      if (o.type != "table") db.Exec(o.sql);  // indexes (filled now), views, triggers
     }
     db.Exec("COMMIT");
     db.Exec("PRAGMA journal_mode = DELETE");
