@@ -1057,6 +1057,7 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
       x.cols.push_back(static_cast<int>(cols.ColumnInt(0)));
     }
     size_t where = sql.find(" WHERE ");
+    if (where != std::string::npos) x.where_sql = sql.substr(where + 7);
     if (where != std::string::npos) {
       std::string_view rest = std::string_view(sql).substr(where + 7);
       while (!rest.empty()) {
@@ -1174,6 +1175,7 @@ void PagedTable::Add(const Value* values) {
     table_->Append(rowid, rec_.Encode());
   }
   for (Index& x : indexes_) {
+    if (x.fed) continue;
     bool in = true;
     for (const auto& [c, text] : x.where) {
       const Value& v = stored_[static_cast<size_t>(c)];
@@ -1255,6 +1257,47 @@ void PagedTable::MergeRuns(Index& x) {
     if (r->Next()) heap.push(r);
   }
   x.runs.clear();
+}
+
+void PagedTable::FeedIndex(size_t i, bool fed) {
+  Index& x = Idx(i);
+  if (fed && (!x.at.empty() || !x.runs.empty())) Errorf("internal error: index {} fed with keys waiting", x.name);
+  x.fed = fed;
+}
+
+void PagedTable::AddIndexEntry(size_t i, const Value* key) {
+  Index& x = Idx(i);
+  size_t n = x.cols.size() + (table_ ? 1 : 0);
+  key_.clear();
+  merge_rec_.Clear();
+  for (size_t k = 0; k < n; ++k) {
+    const Value& v = key[k];
+    if (v.type == Value::kBlob || (v.type == Value::kReal && !reals_)) {
+      Errorf("internal error: a REAL or BLOB in a column of index {}", x.name);
+    }
+    if (reals_) AppendNumericKey(key_, v, types_); else AppendKey(key_, v);
+    switch (v.type) {
+      case Value::kNull: merge_rec_.Null(); break;
+      case Value::kInt: merge_rec_.Int(v.i); break;
+      case Value::kText: merge_rec_.Text(v.s); break;
+      case Value::kReal: {
+        double d;
+        std::memcpy(&d, &v.i, sizeof d);
+        merge_rec_.Real(d);
+        break;
+      }
+      case Value::kBlob: break;
+    }
+  }
+  if (reals_) {
+    key_.push_back(static_cast<char>(kKeyTypes));
+    key_ += types_;
+    types_.clear();
+  }
+  if (x.merged && key_ <= x.last) Errorf("internal error: index {}: an entry out of key order", x.name);
+  x.tree->Append(merge_rec_.Encode());
+  x.last.swap(key_);
+  x.merged = true;
 }
 
 void PagedTable::EndSegment(const std::vector<int>& growing) {

@@ -336,6 +336,18 @@ class PagedTable {
   // now, not at Finish() (a merge of few runs, read back at once). A segment whose keys do not sort
   // after the last one's is an internal error.
   void EndSegment(const std::vector<int>& growing);
+  // The indexes (a WITHOUT ROWID table's rows are not one): name, table positions of the key
+  // columns, and the partial index's WHERE clause ("" if none), as in the schema.
+  const std::string& IndexName(size_t i) const { return Idx(i).name; }
+  const std::vector<int>& IndexColumns(size_t i) const { return Idx(i).cols; }
+  const std::string& IndexWhere(size_t i) const { return Idx(i).where_sql; }
+  // Index i's entries are given by the caller (AddIndexEntry) rather than made from the rows
+  // added (while fed is true): for rows whose entries the caller reads in key order elsewhere.
+  // The index must hold no keys waiting to be merged (EndSegment()).
+  void FeedIndex(size_t i, bool fed);
+  // An entry of index i: its key columns' values, then (a rowid table) the rowid, in key order,
+  // after every entry before (an internal error otherwise).
+  void AddIndexEntry(size_t i, const Value* key);
 
  private:
   struct Column {
@@ -355,7 +367,12 @@ class PagedTable {
     std::vector<std::pair<uint64_t, uint64_t>> runs;  // (offset, bytes) in the RunSpill
     std::string last;     // the last key merged into the tree (merged: any was)
     bool merged = false;
+    bool fed = false;     // entries given by AddIndexEntry
+    std::string where_sql;
   };
+  const Index& Idx(size_t i) const { return indexes_[i + (without_rowid_ ? 1 : 0)]; }
+  Index& Idx(size_t i) { return indexes_[i + (without_rowid_ ? 1 : 0)]; }
+  std::string key_;
   void FlushRun(Index& index);
   void MergeRuns(Index& index);  // the runs into the index's pages
   Record merge_rec_;

@@ -492,6 +492,15 @@ struct Copy {
   // key they begin) is written as each input's rows are copied.
   std::vector<int> growing;
   std::unique_ptr<btree::PagedTable> pages;
+  // Indexes whose entries are read from the input's own index, in its order: every key column
+  // unmoved or moved by an offset (the input's order is kept), the first growing, and the rowid
+  // an id moved by an offset. So the keys need no sort.
+  struct Fed {
+    size_t index;
+    std::string sql;         // the input's entries, in key order
+    std::vector<int> kinds;  // per value (the key columns, then the rowid): its Id, -1: none
+  };
+  std::vector<Fed> fed;
   // The last rowid written (an id table's last id).
   int64_t LastId(Db& db) const {
     return pages ? pages->last_rowid() : db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
@@ -543,6 +552,29 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
     // The rows the views' SQL computes may hold REALs (in any column: their declared types are
     // the SQL's); the importer's own tables never do (a REAL in an index of one is an error).
     if (kSqlValues.count(name)) c.pages->AllowReals();
+    int rowid_kind = -1;
+    for (const ColumnRule& r : rule->columns) {
+      if (keys == 1 && r.column == rowid_column) rowid_kind = static_cast<int>(r.id);
+    }
+    std::vector<std::string> names = Columns(db, "main", name);
+    for (size_t i = 0; rowid && rowid_kind >= 0 && rowid_kind < kMapped && i < c.pages->indexes(); ++i) {
+      const std::vector<int>& cols = c.pages->IndexColumns(i);
+      bool fits = !cols.empty() && std::find(c.growing.begin(), c.growing.end(), cols[0]) != c.growing.end();
+      Copy::Fed f{i, "", {}};
+      std::string list;
+      for (int col : cols) {
+        int kind = c.kinds[static_cast<size_t>(col)];
+        fits = fits && kind < kMapped;
+        f.kinds.push_back(kind);
+        list += fmt::format("\"{}\", ", names[static_cast<size_t>(col)]);
+      }
+      f.kinds.push_back(rowid_kind);
+      if (!fits) continue;
+      const std::string& where = c.pages->IndexWhere(i);
+      f.sql = fmt::format("SELECT {0}r.rowid FROM p.\"{1}\" AS r INDEXED BY \"{2}\"{3} ORDER BY {0}r.rowid", list, name,
+                          c.pages->IndexName(i), where.empty() ? "" : " WHERE " + where);
+      c.fed.push_back(std::move(f));
+    }
   }
   return c;
 }
@@ -674,6 +706,24 @@ void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4],
       r.cpu_total += stack_sum[id];
       r.cpu_slices = true;
     }
+  }
+}
+
+// The entries of an index of c (Copy::Fed) from the input attached as p, in its order, ids moved.
+void FeedIndex(Db& db, Copy& c, const Copy::Fed& f, const int64_t base[4]) {
+  Stmt s = db.Prepare(f.sql);
+  const size_t n = f.kinds.size();
+  std::vector<btree::Value> key(n);
+  while (s.Step()) {
+    for (size_t k = 0; k < n; ++k) {
+      btree::Value& v = key[k];
+      v = ColumnValue(s.get(), static_cast<int>(k));
+      int kind = f.kinds[k];
+      if (kind < 0 || v.type == btree::Value::kNull) continue;
+      if (v.type != btree::Value::kInt) NoRow(kind, v);
+      v.i += base[kind];
+    }
+    c.pages->AddIndexEntry(f.index, key.data());
   }
 }
 
@@ -825,7 +875,14 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
             defers = defers || db.QueryInt(fmt::format("SELECT EXISTS (SELECT 1 FROM p.\"{}\" AS r WHERE {})", c.name, later)) != 0;
           }
           if (c.pages) {
+            // An input whose rows of this table are not all copied now makes its index entries
+            // from the rows.
+            bool feed = later.empty();
+            for (const Copy::Fed& f : c.fed) c.pages->FeedIndex(f.index, feed);
             CopyPaged(db, c, later, base, st);
+            for (const Copy::Fed& f : c.fed) {
+              if (feed) FeedIndex(db, c, f, base);
+            }
             c.pages->EndSegment(c.growing);
           } else {
             db.Exec(InsertSql(db, c.name, c.rule, later.empty() ? "" : fmt::format("NOT coalesce(({}), 0)", later), base));
