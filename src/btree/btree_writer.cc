@@ -1317,3 +1317,195 @@ void PagedTable::Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees) {
 }
 
 }  // namespace tracesql::btree
+
+namespace tracesql::btree {
+
+namespace {
+
+uint32_t Get16(const uint8_t* p) { return static_cast<uint32_t>(p[0]) << 8 | p[1]; }
+
+// SQLite's varint at p (at most 9 bytes, not past end): the bytes read, 0 if it runs past end.
+int GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  uint64_t x = 0;
+  for (int i = 0; i < 9; ++i) {
+    if (p + i >= end) return 0;
+    if (i == 8) {
+      *v = x << 8 | p[i];
+      return 9;
+    }
+    x = x << 7 | (p[i] & 0x7f);
+    if (!(p[i] & 0x80)) {
+      *v = x;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+TableReader::TableReader(const std::string& path, uint32_t root) : path_(path) {
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) Errorf("{}: cannot open it: {}", path, std::strerror(errno));
+  uint8_t h[100];
+  if (!ReadAt(fd_, h, sizeof h, 0)) Corrupt();
+  page_size_ = Get16(h + 16) == 1 ? 65536 : Get16(h + 16);
+  if (page_size_ < 512 || (page_size_ & (page_size_ - 1)) || h[20] >= page_size_ - 480 || Get32(h + 56) != 1) Corrupt();
+  usable_ = page_size_ - h[20];
+  struct stat st;
+  if (fstat(fd_, &st) != 0) Corrupt();
+  pages_ = static_cast<uint64_t>(st.st_size) / page_size_;
+  Level top;
+  Read(root, top.page);
+  top.header = root == 1 ? 100 : 0;
+  uint8_t flag = top.page[top.header];
+  if (flag == 0x0D) {
+    top.cells = Get16(top.page.data() + top.header + 3);
+    leaf_ = std::move(top);
+  } else if (flag == 0x05) {
+    top.cells = Get16(top.page.data() + top.header + 3);
+    stack_.push_back(std::move(top));
+  } else {
+    Corrupt();
+  }
+}
+
+TableReader::~TableReader() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void TableReader::Corrupt() const { Errorf("{}: cannot read it: database disk image is malformed", path_); }
+
+void TableReader::Read(uint32_t page, std::vector<uint8_t>& out) {
+  if (page == 0 || page > pages_) Corrupt();
+  out.resize(page_size_);
+  if (!ReadAt(fd_, out.data(), page_size_, static_cast<uint64_t>(page - 1) * page_size_)) {
+    Errorf("{}: cannot read it: {}", path_, std::strerror(errno));
+  }
+}
+
+bool TableReader::NextLeaf() {
+  while (!stack_.empty()) {
+    Level& top = stack_.back();
+    if (top.cell > top.cells) {
+      stack_.pop_back();
+      continue;
+    }
+    const uint8_t* p = top.page.data();
+    uint32_t child;
+    if (top.cell < top.cells) {
+      uint32_t at = Get16(p + top.header + 12 + 2 * top.cell);
+      if (at + 4 > page_size_) Corrupt();
+      child = Get32(p + at);
+    } else {
+      child = Get32(p + top.header + 8);
+    }
+    ++top.cell;
+    Level next;
+    Read(child, next.page);
+    uint8_t flag = next.page[0];
+    next.cells = Get16(next.page.data() + 3);
+    if (flag == 0x05) {
+      if (stack_.size() > 64) Corrupt();
+      stack_.push_back(std::move(next));
+    } else if (flag == 0x0D) {
+      leaf_ = std::move(next);
+      return true;
+    } else {
+      Corrupt();
+    }
+  }
+  return false;
+}
+
+bool TableReader::Next(int64_t* rowid, std::vector<Value>& values) {
+  while (leaf_.page.empty() || leaf_.cell >= leaf_.cells) {
+    if (!NextLeaf()) return false;
+  }
+  const uint8_t* page = leaf_.page.data();
+  const uint8_t* end = page + usable_;
+  uint32_t at = Get16(page + leaf_.header + 8 + 2 * leaf_.cell++);
+  if (at >= usable_) Corrupt();
+  const uint8_t* p = page + at;
+  uint64_t size, id;
+  int n = GetVarint(p, end, &size);
+  if (!n) Corrupt();
+  p += n;
+  n = GetVarint(p, end, &id);
+  if (!n) Corrupt();
+  p += n;
+  *rowid = static_cast<int64_t>(id);
+  // The payload's local part (https://www.sqlite.org/fileformat2.html#b_tree_pages), the rest in
+  // a chain of overflow pages.
+  const uint64_t max_local = usable_ - 35;
+  const uint8_t* data = p;
+  const uint8_t* data_end;
+  if (size <= max_local) {
+    if (p + size > end) Corrupt();
+    data_end = p + size;
+  } else {
+    uint64_t min_local = (static_cast<uint64_t>(usable_) - 12) * 32 / 255 - 23;
+    uint64_t local = min_local + (size - min_local) % (usable_ - 4);
+    if (local > max_local) local = min_local;
+    if (p + local + 4 > end) Corrupt();
+    payload_.assign(reinterpret_cast<const char*>(p), local);
+    uint32_t next = Get32(p + local);
+    for (int guard = 0; payload_.size() < size; ++guard) {
+      if (next == 0 || guard > 1 << 22) Corrupt();
+      Read(next, overflow_page_);
+      size_t take = std::min<uint64_t>(size - payload_.size(), usable_ - 4);
+      payload_.append(reinterpret_cast<const char*>(overflow_page_.data() + 4), take);
+      next = Get32(overflow_page_.data());
+    }
+    data = reinterpret_cast<const uint8_t*>(payload_.data());
+    data_end = data + size;
+  }
+  // The record: its header's size, the serial types, then the values.
+  uint64_t header;
+  n = GetVarint(data, data_end, &header);
+  if (!n || header > static_cast<uint64_t>(data_end - data)) Corrupt();
+  const uint8_t* types = data + n;
+  const uint8_t* types_end = data + header;
+  const uint8_t* body = types_end;
+  size_t c = 0;
+  while (types < types_end) {
+    uint64_t t;
+    n = GetVarint(types, types_end, &t);
+    if (!n) Corrupt();
+    types += n;
+    Value v;
+    if (t == 0) {
+    } else if (t <= 6) {
+      static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
+      unsigned len = kBytes[t];
+      if (body + len > data_end) Corrupt();
+      uint64_t u = 0;
+      for (unsigned k = 0; k < len; ++k) u = u << 8 | body[k];
+      if (len < 8 && (u >> (8 * len - 1))) u |= ~uint64_t{0} << (8 * len);  // sign
+      v = {Value::kInt, static_cast<int64_t>(u), {}};
+      body += len;
+    } else if (t == 7) {
+      if (body + 8 > data_end) Corrupt();
+      uint64_t u = 0;
+      for (unsigned k = 0; k < 8; ++k) u = u << 8 | body[k];
+      v = {Value::kReal, static_cast<int64_t>(u), {}};
+      body += 8;
+    } else if (t == 8 || t == 9) {
+      v = {Value::kInt, static_cast<int64_t>(t - 8), {}};
+    } else if (t >= 12) {
+      uint64_t len = (t - 12) / 2;
+      if (len > static_cast<uint64_t>(data_end - body)) Corrupt();
+      v = {t & 1 ? Value::kText : Value::kBlob, 0, {reinterpret_cast<const char*>(body), static_cast<size_t>(len)}};
+      body += len;
+    } else {
+      Corrupt();
+    }
+    if (c < values.size()) values[c] = v;
+    ++c;
+  }
+  if (c > values.size()) Corrupt();
+  for (; c < values.size(); ++c) values[c] = {};
+  return true;
+}
+
+}  // namespace tracesql::btree

@@ -277,6 +277,37 @@ struct Value {
   std::string_view s;
 };
 
+// Reads the rows of a rowid table from a SQLite database file without SQLite, in rowid order (the
+// b-tree's leaves left to right): for a file that nothing writes meanwhile (the caller holds a
+// read transaction on it) in UTF-8 and not in WAL mode. Errors name path.
+class TableReader {
+ public:
+  TableReader(const std::string& path, uint32_t root);
+  ~TableReader();
+  TableReader(const TableReader&) = delete;
+  TableReader& operator=(const TableReader&) = delete;
+  // The next row: its rowid and its record's values (text and blobs valid until the next call;
+  // columns past the record's, NULL); false after the last.
+  bool Next(int64_t* rowid, std::vector<Value>& values);
+
+ private:
+  struct Level {
+    std::vector<uint8_t> page;
+    uint32_t header = 0, cell = 0, cells = 0;
+  };
+  void Read(uint32_t page, std::vector<uint8_t>& out);
+  bool NextLeaf();
+  [[noreturn]] void Corrupt() const;
+  std::string path_;
+  int fd_ = -1;
+  uint32_t page_size_ = 0, usable_ = 0;
+  uint64_t pages_ = 0;
+  std::vector<Level> stack_;  // the interior pages above the leaf
+  Level leaf_;
+  std::string payload_;       // a payload that spills into overflow pages
+  std::vector<uint8_t> overflow_page_;
+};
+
 // Sorted runs of index keys, in an unlinked scratch file.
 class RunSpill {
  public:

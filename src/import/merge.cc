@@ -501,6 +501,8 @@ struct Copy {
     std::vector<int> kinds;  // per value (the key columns, then the rowid): its Id, -1: none
   };
   std::vector<Fed> fed;
+  bool raw = false;  // a rowid table: its rows can be read from the file (btree::TableReader)
+  int ipk = -1;      // its INTEGER PRIMARY KEY column (the rowid), -1 if none
   // The last rowid written (an id table's last id).
   int64_t LastId(Db& db) const {
     return pages ? pages->last_rowid() : db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
@@ -552,6 +554,11 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
     // The rows the views' SQL computes may hold REALs (in any column: their declared types are
     // the SQL's); the importer's own tables never do (a REAL in an index of one is an error).
     if (kSqlValues.count(name)) c.pages->AllowReals();
+    c.raw = rowid;
+    if (keys == 1 && !rowid_column.empty()) {
+      std::vector<std::string> all = Columns(db, "main", name);
+      c.ipk = static_cast<int>(std::find(all.begin(), all.end(), rowid_column) - all.begin());
+    }
     int rowid_kind = -1;
     for (const ColumnRule& r : rule->columns) {
       if (keys == 1 && r.column == rowid_column) rowid_kind = static_cast<int>(r.id);
@@ -610,11 +617,28 @@ btree::Value ColumnValue(sqlite3_stmt* s, int c) {
 // Copies the rows of table c from the input attached as p into its pages (but those of the
 // condition `later`), ids moved. The events also give each stack's summed host slices (its self
 // time sums over the traces: tests/invariants/stacks_columns.sql).
-void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4], MergeState& st) {
-  Stmt s = db.Prepare(fmt::format("SELECT * FROM p.\"{}\" AS r{}{}", c.name,
-                                  later.empty() ? "" : fmt::format(" WHERE NOT coalesce(({}), 0)", later), c.order));
+void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4], MergeState& st,
+               const std::string& path) {
+  // The rows straight from the input's file (btree::TableReader) where they are read in rowid
+  // order, all of them, from a file in rollback-journal mode; else through SQLite.
+  std::optional<btree::TableReader> reader;
+  Stmt s;
+  if (c.order == " ORDER BY r.rowid" && later.empty() && c.raw) {
+    Stmt j = db.Prepare("PRAGMA p.journal_mode");
+    bool wal = j.Step() && j.ColumnText(0) == "wal";
+    if (!wal) {
+      Stmt r = db.Prepare("SELECT rootpage FROM p.sqlite_schema WHERE type = 'table' AND name = ?");
+      r.BindText(1, c.name);
+      if (!r.Step()) Errorf("no table {}", c.name);
+      reader.emplace(path, static_cast<uint32_t>(r.ColumnInt(0)));
+    }
+  }
+  if (!reader) {
+    s = db.Prepare(fmt::format("SELECT * FROM p.\"{}\" AS r{}{}", c.name,
+                               later.empty() ? "" : fmt::format(" WHERE NOT coalesce(({}), 0)", later), c.order));
+  }
   const size_t n = c.kinds.size();
-  if (static_cast<size_t>(sqlite3_column_count(s.get())) != n) Errorf("internal error: the columns of {}", c.name);
+  if (!reader && static_cast<size_t>(sqlite3_column_count(s.get())) != n) Errorf("internal error: the columns of {}", c.name);
   std::vector<btree::Value> row(n);
   std::vector<std::string> lists(n);
   // The events: host slices' durations summed per (input) stack id.
@@ -641,10 +665,12 @@ void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4],
     stack_sum.assign(st.map(Id::kStack).size(), 0);
     stack_has.assign(st.map(Id::kStack).size(), 0);
   }
-  while (s.Step()) {
+  int64_t rowid = 0;
+  while (reader ? reader->Next(&rowid, row) : s.Step()) {
+    if (reader && c.ipk >= 0) row[static_cast<size_t>(c.ipk)] = {btree::Value::kInt, rowid, {}};
     for (size_t k = 0; k < n; ++k) {
       btree::Value& v = row[k];
-      v = ColumnValue(s.get(), static_cast<int>(k));
+      if (!reader) v = ColumnValue(s.get(), static_cast<int>(k));
       if (events && k == stack_col) {
         // thread_id and dur come before stack_id: the thread id is moved already.
         const btree::Value& th = row[thread_col];
@@ -879,7 +905,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
             // from the rows.
             bool feed = later.empty();
             for (const Copy::Fed& f : c.fed) c.pages->FeedIndex(f.index, feed);
-            CopyPaged(db, c, later, base, st);
+            CopyPaged(db, c, later, base, st, in);
             for (const Copy::Fed& f : c.fed) {
               if (feed) FeedIndex(db, c, f, base);
             }
