@@ -1,8 +1,13 @@
 // `tracesql merge PARTS... -o job.db`: one database from tracesql databases (the partitions of a
 // job, or any databases of this schema version), equal to importing their traces together.
 //
-// The inputs are attached one at a time and their rows copied with INSERT ... SELECT, every id
-// moved to what the one import gives:
+// The inputs are attached one at a time. Their rows are written as b-tree pages, as the importer
+// writes its own (btree::PagedTable: each table's rows in the order of the merged rowids, read
+// from the input's file by btree::TableReader or through SQLite; indexes whose first column grows
+// from input to input filled input by input), and the pages placed into the database at the end
+// (btree::PlaceTrees); the rows that come last in an import (those the views' SQL computed) and
+// the small interned tables are then inserted by SQL. Every id is moved to what the one import
+// gives:
 // - ids that continue across traces (traces, events, threads, processes, flows) by the rows of the
 //   inputs before (an input's ids are 1..n, consecutive per trace);
 // - interned ids shared by the traces (stacks, arg_keys shapes, input_shapes, gpu_op_names) by
@@ -12,8 +17,8 @@
 // - flows, which the importer orders by interned (cat, flow id) string ids, are put back in the
 //   order those give (MergeFlowOrder).
 // The columns that sum over the traces (stacks.cpu_self_ns and .merged_cpu_self_ns,
-// gpu_op_names.ops and .timed) and stacks.merged_id are computed again over the whole job; import_stats gets the duplicate_rank
-// rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
+// gpu_op_names.ops and .timed) and stacks.merged_id are computed again over the whole job;
+// import_stats gets the duplicate_rank rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
 // without one is an error, so a new table cannot be dropped silently.
 #include <fcntl.h>
 #include <unistd.h>
