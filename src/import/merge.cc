@@ -484,6 +484,9 @@ std::string InsertSql(Db& db, const std::string& t, const TableRule* rule, const
                      where.empty() ? "" : " WHERE " + where, rowid ? " ORDER BY r.rowid" : "");
 }
 
+// A Copy::Fed index's rowid that numbers the rows (a table whose rowid is no id).
+constexpr int kRowNumber = -2;
+
 // A table of kRules and how its rows are copied: as b-tree pages (btree::PagedTable: rows read
 // from each input in the order of the merged rowid, ids moved here), or, for a table that cannot
 // be written so (one with an index SQLite makes for a PRIMARY KEY or UNIQUE constraint), by SQL.
@@ -499,13 +502,15 @@ struct Copy {
   std::unique_ptr<btree::PagedTable> pages;
   // Indexes whose entries are read from the input's own index, in its order: every key column
   // unmoved or moved by an offset (the input's order is kept), the first growing, and the rowid
-  // an id moved by an offset. So the keys need no sort.
+  // an id moved by an offset or (kRowNumber) the row's number, where the input's rowids are 1..n.
+  // So the keys need no sort.
   struct Fed {
     size_t index;
     std::string sql;         // the input's entries, in key order
     std::vector<int> kinds;  // per value (the key columns, then the rowid): its Id, -1: none
   };
   std::vector<Fed> fed;
+  bool sequential = false;  // a rowid table whose rowid is no id: rows numbered as they come
   bool raw = false;  // a rowid table: its rows can be read from the file (btree::TableReader)
   int ipk = -1;      // its INTEGER PRIMARY KEY column (the rowid), -1 if none
   // The last rowid written (an id table's last id).
@@ -568,8 +573,14 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
     for (const ColumnRule& r : rule->columns) {
       if (keys == 1 && r.column == rowid_column) rowid_kind = static_cast<int>(r.id);
     }
+    if (rowid && c.ipk < 0) {
+      c.sequential = true;
+      rowid_kind = kRowNumber;
+    }
     std::vector<std::string> names = Columns(db, "main", name);
-    for (size_t i = 0; rowid && rowid_kind >= 0 && rowid_kind < kMapped && i < c.pages->indexes(); ++i) {
+    for (size_t i = 0; rowid && (rowid_kind == kRowNumber || (rowid_kind >= 0 && rowid_kind < kMapped)) &&
+                       i < c.pages->indexes();
+         ++i) {
       const std::vector<int>& cols = c.pages->IndexColumns(i);
       bool fits = !cols.empty() && std::find(c.growing.begin(), c.growing.end(), cols[0]) != c.growing.end();
       Copy::Fed f{i, "", {}};
@@ -741,7 +752,9 @@ void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4],
 }
 
 // The entries of an index of c (Copy::Fed) from the input attached as p, in its order, ids moved.
-void FeedIndex(Db& db, Copy& c, const Copy::Fed& f, const int64_t base[4]) {
+// rowid_base: the rows of c before this input's (a table whose rowid is no id: the input's rowid r
+// is rowid_base + r in the merged table).
+void FeedIndex(Db& db, Copy& c, const Copy::Fed& f, const int64_t base[4], int64_t rowid_base) {
   Stmt s = db.Prepare(f.sql);
   const size_t n = f.kinds.size();
   std::vector<btree::Value> key(n);
@@ -750,6 +763,10 @@ void FeedIndex(Db& db, Copy& c, const Copy::Fed& f, const int64_t base[4]) {
       btree::Value& v = key[k];
       v = ColumnValue(s.get(), static_cast<int>(k));
       int kind = f.kinds[k];
+      if (kind == kRowNumber) {
+        v.i += rowid_base;
+        continue;
+      }
       if (kind < 0 || v.type == btree::Value::kNull) continue;
       if (v.type != btree::Value::kInt) NoRow(kind, v);
       v.i += base[kind];
@@ -903,16 +920,26 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         for (Copy& c : copies) {
           std::string later = LaterRows(c.name, sql_traces);
           if (!later.empty()) {
-            defers = defers || db.QueryInt(fmt::format("SELECT EXISTS (SELECT 1 FROM p.\"{}\" AS r WHERE {})", c.name, later)) != 0;
+            if (db.QueryInt(fmt::format("SELECT EXISTS (SELECT 1 FROM p.\"{}\" AS r WHERE {})", c.name, later)) != 0) {
+              defers = true;
+            } else {
+              later.clear();  // every row is copied now
+            }
           }
           if (c.pages) {
-            // An input whose rows of this table are not all copied now makes its index entries
-            // from the rows.
-            bool feed = later.empty();
+            // An input whose rows of this table are not all copied now, or (a table whose rowid
+            // is no id) whose rowids are not 1..n, makes its index entries from the rows.
+            bool feed = later.empty() && !c.fed.empty();
+            if (feed && c.sequential) {
+              feed = db.QueryInt(fmt::format(
+                         "SELECT count(*) = coalesce(max(rowid), 0) AND coalesce(min(rowid), 1) = 1 FROM p.\"{}\"",
+                         c.name)) != 0;
+            }
+            int64_t rowid_base = c.pages->last_rowid();
             for (const Copy::Fed& f : c.fed) c.pages->FeedIndex(f.index, feed);
             CopyPaged(db, c, later, base, st, in);
             for (const Copy::Fed& f : c.fed) {
-              if (feed) FeedIndex(db, c, f, base);
+              if (feed) FeedIndex(db, c, f, base, rowid_base);
             }
             c.pages->EndSegment(c.growing);
           } else {
