@@ -1154,7 +1154,9 @@ void PagedTable::Add(const Value* values) {
     // The INTEGER PRIMARY KEY's value, else the next one (SQLite's max(rowid) + 1: rows come in
     // rowid order, which TableWriter checks).
     const Value* key = ipk_ >= 0 ? &stored_[static_cast<size_t>(ipk_)] : nullptr;
-    if (key && key->type != Value::kInt && key->type != Value::kNull) Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+    if (key && key->type != Value::kInt && key->type != Value::kNull) {
+      Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+    }
     rowid = key && key->type == Value::kInt ? key->i : table_->last_rowid() + 1;
     rec_.Clear();
     for (int c = 0; c < columns(); ++c) {
@@ -1193,7 +1195,8 @@ void PagedTable::Add(const Value* values) {
       if (reals_) AppendNumericKey(x.keys, v, types_); else AppendKey(x.keys, v);
     }
     if (table_) {  // a rowid table's index
-      if (reals_) AppendNumericKey(x.keys, Value{Value::kInt, rowid, {}}, types_); else AppendKey(x.keys, Value{Value::kInt, rowid, {}});
+      const Value id{Value::kInt, rowid, {}};
+      if (reals_) AppendNumericKey(x.keys, id, types_); else AppendKey(x.keys, id);
     }
     if (reals_) {
       x.keys.push_back(static_cast<char>(kKeyTypes));

@@ -515,7 +515,8 @@ struct Copy {
   int ipk = -1;      // its INTEGER PRIMARY KEY column (the rowid), -1 if none
   // The last rowid written (an id table's last id).
   int64_t LastId(Db& db) const {
-    return pages ? pages->last_rowid() : db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
+    if (pages) return pages->last_rowid();
+    return db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
   }
 };
 
@@ -654,7 +655,9 @@ void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4],
                                later.empty() ? "" : fmt::format(" WHERE NOT coalesce(({}), 0)", later), c.order));
   }
   const size_t n = c.kinds.size();
-  if (!reader && static_cast<size_t>(sqlite3_column_count(s.get())) != n) Errorf("internal error: the columns of {}", c.name);
+  if (!reader && static_cast<size_t>(sqlite3_column_count(s.get())) != n) {
+    Errorf("internal error: the columns of {}", c.name);
+  }
   std::vector<btree::Value> row(n);
   std::vector<std::string> lists(n);
   // The events: host slices' durations summed per (input) stack id.
@@ -726,7 +729,8 @@ void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4],
         v.s = out;
       } else {
         std::vector<int64_t>& m = st.maps[kind - kMapped];
-        if (kind == static_cast<int>(Id::kArgShape) && v.type == btree::Value::kInt && v.i >= static_cast<int64_t>(m.size())) {
+        if (kind == static_cast<int>(Id::kArgShape) && v.type == btree::Value::kInt &&
+            v.i >= static_cast<int64_t>(m.size())) {
           // Shapes past the last in arg_keys: shapes of no keys (they have no rows there).
           while (static_cast<int64_t>(m.size()) <= v.i) m.push_back(st.shapes.Intern("", ShapeRow{}));
         }
@@ -943,7 +947,8 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
             }
             c.pages->EndSegment(c.growing);
           } else {
-            db.Exec(InsertSql(db, c.name, c.rule, later.empty() ? "" : fmt::format("NOT coalesce(({}), 0)", later), base));
+            std::string now = later.empty() ? "" : fmt::format("NOT coalesce(({}), 0)", later);
+            db.Exec(InsertSql(db, c.name, c.rule, now, base));
           }
         }
         if (defers) {
