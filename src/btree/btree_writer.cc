@@ -196,10 +196,10 @@ std::string_view Record::Encode() {
     if (t >= 12) {
       CopyBytes(b, text_[c].data(), text_[c].size());
       b += text_[c].size();
-    } else if (t >= 1 && t <= 6) {
+    } else if (t >= 1 && t <= 7) {
       // The integer's last n bytes, big-endian: stored as 8 (the buffer has room to spare), the
-      // bytes past n overwritten by what follows.
-      static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
+      // bytes past n overwritten by what follows (7: a REAL's 8 bytes).
+      static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8, 8};
       const unsigned n = kBytes[t];
       uint64_t be = __builtin_bswap64(static_cast<uint64_t>(int_[c]) << (64 - 8 * n));
       std::memcpy(b, &be, 8);
@@ -808,20 +808,92 @@ void AppendKey(std::string& out, const Value& v) {
       }
       out.append(2, '\0');
       break;
+    case Value::kReal:  // never in a key (PagedTable::Add checks)
+    case Value::kBlob:
+      break;
   }
 }
 
-// The record of a key (its columns in order); text is unescaped into scratch.
-std::string_view KeyToRecord(std::string_view key, Record& rec, std::string& scratch) {
+// Keys of an index that may hold REAL values (PagedTable::AllowReals): an integer or a REAL as
+// tag kKeyInt, 8 bytes that order the value as a double, and 8 that order values of one double
+// (an integer's own value; a REAL's as an integer, clipped to int64), so that integers and REALs
+// compare by value as SQLite compares them (an integer equal to a REAL compares equal). Which
+// numbers are REALs is said after the last column: kKeyTypes, then a byte per number (1: REAL).
+// The key's columns make it unique, so the part after them never decides its order.
+constexpr uint8_t kKeyTypes = 0;
+
+
+void AppendNumericKey(std::string& out, const Value& v, std::string& types) {
+  if (v.type != Value::kInt && v.type != Value::kReal) {
+    AppendKey(out, v);
+    return;
+  }
+  double d;
+  int64_t tie;
+  if (v.type == Value::kInt) {
+    d = static_cast<double>(v.i);
+    tie = v.i;
+  } else {
+    std::memcpy(&d, &v.i, sizeof d);
+    if (d == 0) d = 0;  // -0.0 as 0.0
+    tie = d >= 9223372036854775807.0 ? INT64_MAX : d <= -9223372036854775808.0 ? INT64_MIN : static_cast<int64_t>(d);
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  bits = bits >> 63 ? ~bits : bits ^ (uint64_t{1} << 63);
+  uint64_t be[2] = {__builtin_bswap64(bits), __builtin_bswap64(static_cast<uint64_t>(tie) ^ (uint64_t{1} << 63))};
+  size_t at = out.size();
+  out.resize(at + 17);
+  out[at] = static_cast<char>(kKeyInt);
+  std::memcpy(out.data() + at + 1, be, 16);
+  types.push_back(v.type == Value::kReal ? 1 : 0);
+}
+
+uint64_t GetBigEndian(const uint8_t* p) {
+  uint64_t u = 0;
+  for (int k = 0; k < 8; ++k) u = u << 8 | p[k];
+  return u;
+}
+
+// The record of a key (its columns in order); text is unescaped into scratch. reals: the key is
+// of AppendNumericKey's form.
+std::string_view KeyToRecord(std::string_view key, Record& rec, std::string& scratch, bool reals = false) {
   rec.Clear();
   scratch.clear();
   scratch.reserve(key.size());  // no reallocation: the record keeps views into it
   const uint8_t* p = reinterpret_cast<const uint8_t*>(key.data());
   const uint8_t* end = p + key.size();
+  const uint8_t* types = nullptr;
+  if (reals) {
+    // The numbers' types, after the columns: found by skipping the columns.
+    const uint8_t* q = p;
+    while (q < end && *q != kKeyTypes) {
+      uint8_t tag = *q++;
+      if (tag == kKeyInt) {
+        q += 16;
+      } else if (tag == kKeyText) {
+        while (!(q[0] == 0 && q[1] == 0)) q += q[0] == 0 ? 2 : 1;
+        q += 2;
+      }
+    }
+    types = q + 1;
+    end = q;
+  }
   while (p < end) {
     uint8_t tag = *p++;
     if (tag == kKeyNull) {
       rec.Null();
+    } else if (tag == kKeyInt && reals) {
+      if (*types++) {
+        uint64_t bits = GetBigEndian(p);
+        bits = bits >> 63 ? bits ^ (uint64_t{1} << 63) : ~bits;
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        rec.Real(d);
+      } else {
+        rec.Int(static_cast<int64_t>(GetBigEndian(p + 8) ^ (uint64_t{1} << 63)));
+      }
+      p += 16;
     } else if (tag == kKeyInt) {
       uint64_t u = 0;
       for (int k = 0; k < 8; ++k) u = u << 8 | p[k];
@@ -860,7 +932,9 @@ char AffinityOf(const std::string& type) {
 // Reads a sorted run back, key by key.
 class RunReader {
  public:
-  RunReader(const RunSpill& spill, uint64_t at, uint64_t size) : spill_(spill), at_(at), end_(at + size) {}
+  // chunk: the bytes read at a time (at least a key's: 2 + 0xffff).
+  RunReader(const RunSpill& spill, uint64_t at, uint64_t size, size_t chunk = 256 << 10)
+      : spill_(spill), at_(at), end_(at + size), chunk_(chunk) {}
   // The next key, or false at the run's end. The view is valid until the next call.
   bool Next() {
     if (pos_ + 2 > buf_.size() || pos_ + 2 + Len() > buf_.size()) {
@@ -880,7 +954,7 @@ class RunReader {
   bool Fill() {
     buf_.erase(0, pos_);
     pos_ = 0;
-    size_t want = static_cast<size_t>(std::min<uint64_t>(end_ - at_, 256 << 10));
+    size_t want = static_cast<size_t>(std::min<uint64_t>(end_ - at_, chunk_));
     if (want == 0) {
       if (!buf_.empty()) Errorf("{}: temporary data is short", spill_.label());
       return false;
@@ -896,6 +970,7 @@ class RunReader {
   }
   const RunSpill& spill_;
   uint64_t at_, end_;
+  size_t chunk_;
   std::string buf_;
   size_t pos_ = 0;
 };
@@ -982,6 +1057,7 @@ PagedTable::PagedTable(Db& db, const std::string& name, PageSpill& spill, RunSpi
       x.cols.push_back(static_cast<int>(cols.ColumnInt(0)));
     }
     size_t where = sql.find(" WHERE ");
+    if (where != std::string::npos) x.where_sql = sql.substr(where + 7);
     if (where != std::string::npos) {
       std::string_view rest = std::string_view(sql).substr(where + 7);
       while (!rest.empty()) {
@@ -1066,8 +1142,10 @@ void PagedTable::Add(const Value* values) {
       } else if (col.affinity == 'r') {
         Errorf("internal error: an integer in REAL column {}.{}", name_, col.name);
       }
-    } else if (col.affinity != 't' && col.affinity != 'b') {
+    } else if (v.type == Value::kText && col.affinity != 't' && col.affinity != 'b') {
       Errorf("internal error: text in numeric column {}.{}", name_, col.name);
+    } else if (v.type == Value::kReal && col.affinity == 't') {
+      Errorf("internal error: a REAL in TEXT column {}.{}", name_, col.name);
     }
     stored_[c] = v;
   }
@@ -1076,16 +1154,30 @@ void PagedTable::Add(const Value* values) {
     // The INTEGER PRIMARY KEY's value, else the next one (SQLite's max(rowid) + 1: rows come in
     // rowid order, which TableWriter checks).
     const Value* key = ipk_ >= 0 ? &stored_[static_cast<size_t>(ipk_)] : nullptr;
-    if (key && key->type == Value::kText) Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+    if (key && key->type != Value::kInt && key->type != Value::kNull) {
+      Errorf("internal error: text in {}.{}", name_, cols_[static_cast<size_t>(ipk_)].name);
+    }
     rowid = key && key->type == Value::kInt ? key->i : table_->last_rowid() + 1;
     rec_.Clear();
     for (int c = 0; c < columns(); ++c) {
       const Value& v = stored_[static_cast<size_t>(c)];
-      if (c == ipk_ || v.type == Value::kNull) rec_.Null(); else if (v.type == Value::kInt) rec_.Int(v.i); else rec_.Text(v.s);
+      switch (c == ipk_ ? Value::kNull : v.type) {
+        case Value::kNull: rec_.Null(); break;
+        case Value::kInt: rec_.Int(v.i); break;
+        case Value::kText: rec_.Text(v.s); break;
+        case Value::kReal: {
+          double d;
+          std::memcpy(&d, &v.i, sizeof d);
+          rec_.Real(d);
+          break;
+        }
+        case Value::kBlob: rec_.Blob(v.s); break;
+      }
     }
     table_->Append(rowid, rec_.Encode());
   }
   for (Index& x : indexes_) {
+    if (x.fed) continue;
     bool in = true;
     for (const auto& [c, text] : x.where) {
       const Value& v = stored_[static_cast<size_t>(c)];
@@ -1094,8 +1186,23 @@ void PagedTable::Add(const Value* values) {
     if (!in) continue;
     size_t at = x.keys.size();
     x.keys.append(2, '\0');
-    for (int c : x.cols) AppendKey(x.keys, stored_[static_cast<size_t>(c)]);
-    if (table_) AppendKey(x.keys, Value{Value::kInt, rowid, {}});  // a rowid table's index
+    for (int c : x.cols) {
+      const Value& v = stored_[static_cast<size_t>(c)];
+      if (v.type == Value::kBlob || (v.type == Value::kReal && !reals_)) {
+        Errorf("internal error: a REAL or BLOB in {}.{}, a column of index {}", name_,
+               cols_[static_cast<size_t>(c)].name, x.name);
+      }
+      if (reals_) AppendNumericKey(x.keys, v, types_); else AppendKey(x.keys, v);
+    }
+    if (table_) {  // a rowid table's index
+      const Value id{Value::kInt, rowid, {}};
+      if (reals_) AppendNumericKey(x.keys, id, types_); else AppendKey(x.keys, id);
+    }
+    if (reals_) {
+      x.keys.push_back(static_cast<char>(kKeyTypes));
+      x.keys += types_;
+      types_.clear();
+    }
     size_t len = x.keys.size() - at - 2;
     if (len > 0xffff) Errorf("internal error: an index key of {} bytes in {}", len, x.name);
     x.keys[at] = static_cast<char>(len >> 8);
@@ -1126,29 +1233,282 @@ void PagedTable::FlushRuns() {
   for (Index& x : indexes_) FlushRun(x);
 }
 
-void PagedTable::Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees) {
-  FlushRuns();
-  Record rec;
-  std::string scratch;
-  for (Index& x : indexes_) {
-    std::vector<std::unique_ptr<RunReader>> readers;
-    for (const auto& [at, size] : x.runs) readers.push_back(std::make_unique<RunReader>(runs_, at, size));
-    // A k-way merge of the runs (each sorted; keys end with the rowid, so none are equal).
-    auto later = [](RunReader* a, RunReader* b) { return a->key > b->key; };
-    std::priority_queue<RunReader*, std::vector<RunReader*>, decltype(later)> heap(later);
-    for (auto& r : readers) {
-      if (r->Next()) heap.push(r.get());
-    }
-    while (!heap.empty()) {
-      RunReader* r = heap.top();
-      heap.pop();
-      x.tree->Append(KeyToRecord(r->key, rec, scratch));
-      if (r->Next()) heap.push(r);
-    }
-    x.runs.clear();
+void PagedTable::MergeRuns(Index& x) {
+  FlushRun(x);
+  std::vector<std::unique_ptr<RunReader>> readers;
+  // The readers' buffers take up to kMergeBytes in all (at least 64 KB each).
+  constexpr size_t kMergeBytes = 64 << 20;
+  size_t chunk = std::clamp<size_t>(kMergeBytes / std::max<size_t>(x.runs.size(), 1), 64 << 10, 256 << 10);
+  for (const auto& [at, size] : x.runs) readers.push_back(std::make_unique<RunReader>(runs_, at, size, chunk));
+  // A k-way merge of the runs (each sorted; keys end with the rowid, so none are equal).
+  auto later = [](RunReader* a, RunReader* b) { return a->key > b->key; };
+  std::priority_queue<RunReader*, std::vector<RunReader*>, decltype(later)> heap(later);
+  for (auto& r : readers) {
+    if (r->Next()) heap.push(r.get());
   }
+  if (!heap.empty() && x.merged && heap.top()->key <= x.last) {
+    Errorf("internal error: index {}: keys of a segment sort before those of the one before", x.name);
+  }
+  while (!heap.empty()) {
+    RunReader* r = heap.top();
+    heap.pop();
+    x.tree->Append(KeyToRecord(r->key, merge_rec_, scratch_, reals_));
+    if (heap.empty()) {  // (the key's view ends with Next(): the last run's keys are kept as they go)
+      x.last.assign(r->key);
+      x.merged = true;
+    }
+    if (r->Next()) heap.push(r);
+  }
+  x.runs.clear();
+}
+
+void PagedTable::FeedIndex(size_t i, bool fed) {
+  Index& x = Idx(i);
+  if (fed && (!x.at.empty() || !x.runs.empty())) Errorf("internal error: index {} fed with keys waiting", x.name);
+  x.fed = fed;
+}
+
+void PagedTable::AddIndexEntry(size_t i, const Value* key) {
+  Index& x = Idx(i);
+  size_t n = x.cols.size() + (table_ ? 1 : 0);
+  key_.clear();
+  merge_rec_.Clear();
+  for (size_t k = 0; k < n; ++k) {
+    const Value& v = key[k];
+    if (v.type == Value::kBlob || (v.type == Value::kReal && !reals_)) {
+      Errorf("internal error: a REAL or BLOB in a column of index {}", x.name);
+    }
+    if (reals_) AppendNumericKey(key_, v, types_); else AppendKey(key_, v);
+    switch (v.type) {
+      case Value::kNull: merge_rec_.Null(); break;
+      case Value::kInt: merge_rec_.Int(v.i); break;
+      case Value::kText: merge_rec_.Text(v.s); break;
+      case Value::kReal: {
+        double d;
+        std::memcpy(&d, &v.i, sizeof d);
+        merge_rec_.Real(d);
+        break;
+      }
+      case Value::kBlob: break;
+    }
+  }
+  if (reals_) {
+    key_.push_back(static_cast<char>(kKeyTypes));
+    key_ += types_;
+    types_.clear();
+  }
+  if (x.merged && key_ <= x.last) Errorf("internal error: index {}: an entry out of key order", x.name);
+  x.tree->Append(merge_rec_.Encode());
+  x.last.swap(key_);
+  x.merged = true;
+}
+
+void PagedTable::EndSegment(const std::vector<int>& growing) {
+  for (Index& x : indexes_) {
+    if (x.cols.empty() || std::find(growing.begin(), growing.end(), x.cols[0]) == growing.end()) continue;
+    // The segment's keys are all in memory or runs: merged into the pages now.
+    FlushRun(x);
+    if (x.runs.empty()) continue;
+    MergeRuns(x);
+  }
+}
+
+void PagedTable::Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees) {
+  for (Index& x : indexes_) MergeRuns(x);
   if (table_) trees.emplace_back(table_.get(), root_);
   for (Index& x : indexes_) trees.emplace_back(x.tree.get(), x.root);
+}
+
+}  // namespace tracesql::btree
+
+namespace tracesql::btree {
+
+namespace {
+
+uint32_t Get16(const uint8_t* p) { return static_cast<uint32_t>(p[0]) << 8 | p[1]; }
+
+// SQLite's varint at p (at most 9 bytes, not past end): the bytes read, 0 if it runs past end.
+int GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  uint64_t x = 0;
+  for (int i = 0; i < 9; ++i) {
+    if (p + i >= end) return 0;
+    if (i == 8) {
+      *v = x << 8 | p[i];
+      return 9;
+    }
+    x = x << 7 | (p[i] & 0x7f);
+    if (!(p[i] & 0x80)) {
+      *v = x;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+TableReader::TableReader(const std::string& path, uint32_t root) : path_(path) {
+  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) Errorf("{}: cannot open it: {}", path, std::strerror(errno));
+  uint8_t h[100];
+  if (!ReadAt(fd_, h, sizeof h, 0)) Corrupt();
+  page_size_ = Get16(h + 16) == 1 ? 65536 : Get16(h + 16);
+  if (page_size_ < 512 || (page_size_ & (page_size_ - 1)) || h[20] >= page_size_ - 480 || Get32(h + 56) != 1) Corrupt();
+  usable_ = page_size_ - h[20];
+  struct stat st;
+  if (fstat(fd_, &st) != 0) Corrupt();
+  pages_ = static_cast<uint64_t>(st.st_size) / page_size_;
+  Level top;
+  Read(root, top.page);
+  top.header = root == 1 ? 100 : 0;
+  uint8_t flag = top.page[top.header];
+  if (flag == 0x0D) {
+    top.cells = Get16(top.page.data() + top.header + 3);
+    leaf_ = std::move(top);
+  } else if (flag == 0x05) {
+    top.cells = Get16(top.page.data() + top.header + 3);
+    stack_.push_back(std::move(top));
+  } else {
+    Corrupt();
+  }
+}
+
+TableReader::~TableReader() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void TableReader::Corrupt() const { Errorf("{}: cannot read it: database disk image is malformed", path_); }
+
+void TableReader::Read(uint32_t page, std::vector<uint8_t>& out) {
+  if (page == 0 || page > pages_) Corrupt();
+  out.resize(page_size_);
+  if (!ReadAt(fd_, out.data(), page_size_, static_cast<uint64_t>(page - 1) * page_size_)) {
+    Errorf("{}: cannot read it: {}", path_, std::strerror(errno));
+  }
+}
+
+bool TableReader::NextLeaf() {
+  while (!stack_.empty()) {
+    Level& top = stack_.back();
+    if (top.cell > top.cells) {
+      stack_.pop_back();
+      continue;
+    }
+    const uint8_t* p = top.page.data();
+    uint32_t child;
+    if (top.cell < top.cells) {
+      uint32_t at = Get16(p + top.header + 12 + 2 * top.cell);
+      if (at + 4 > page_size_) Corrupt();
+      child = Get32(p + at);
+    } else {
+      child = Get32(p + top.header + 8);
+    }
+    ++top.cell;
+    Level next;
+    Read(child, next.page);
+    uint8_t flag = next.page[0];
+    next.cells = Get16(next.page.data() + 3);
+    if (flag == 0x05) {
+      if (stack_.size() > 64) Corrupt();
+      stack_.push_back(std::move(next));
+    } else if (flag == 0x0D) {
+      leaf_ = std::move(next);
+      return true;
+    } else {
+      Corrupt();
+    }
+  }
+  return false;
+}
+
+bool TableReader::Next(int64_t* rowid, std::vector<Value>& values) {
+  while (leaf_.page.empty() || leaf_.cell >= leaf_.cells) {
+    if (!NextLeaf()) return false;
+  }
+  const uint8_t* page = leaf_.page.data();
+  const uint8_t* end = page + usable_;
+  uint32_t at = Get16(page + leaf_.header + 8 + 2 * leaf_.cell++);
+  if (at >= usable_) Corrupt();
+  const uint8_t* p = page + at;
+  uint64_t size, id;
+  int n = GetVarint(p, end, &size);
+  if (!n) Corrupt();
+  p += n;
+  n = GetVarint(p, end, &id);
+  if (!n) Corrupt();
+  p += n;
+  *rowid = static_cast<int64_t>(id);
+  // The payload's local part (https://www.sqlite.org/fileformat2.html#b_tree_pages), the rest in
+  // a chain of overflow pages.
+  const uint64_t max_local = usable_ - 35;
+  const uint8_t* data = p;
+  const uint8_t* data_end;
+  if (size <= max_local) {
+    if (p + size > end) Corrupt();
+    data_end = p + size;
+  } else {
+    uint64_t min_local = (static_cast<uint64_t>(usable_) - 12) * 32 / 255 - 23;
+    uint64_t local = min_local + (size - min_local) % (usable_ - 4);
+    if (local > max_local) local = min_local;
+    if (p + local + 4 > end) Corrupt();
+    payload_.assign(reinterpret_cast<const char*>(p), local);
+    uint32_t next = Get32(p + local);
+    for (int guard = 0; payload_.size() < size; ++guard) {
+      if (next == 0 || guard > 1 << 22) Corrupt();
+      Read(next, overflow_page_);
+      size_t take = std::min<uint64_t>(size - payload_.size(), usable_ - 4);
+      payload_.append(reinterpret_cast<const char*>(overflow_page_.data() + 4), take);
+      next = Get32(overflow_page_.data());
+    }
+    data = reinterpret_cast<const uint8_t*>(payload_.data());
+    data_end = data + size;
+  }
+  // The record: its header's size, the serial types, then the values.
+  uint64_t header;
+  n = GetVarint(data, data_end, &header);
+  if (!n || header > static_cast<uint64_t>(data_end - data)) Corrupt();
+  const uint8_t* types = data + n;
+  const uint8_t* types_end = data + header;
+  const uint8_t* body = types_end;
+  size_t c = 0;
+  while (types < types_end) {
+    uint64_t t;
+    n = GetVarint(types, types_end, &t);
+    if (!n) Corrupt();
+    types += n;
+    Value v;
+    if (t == 0) {
+    } else if (t <= 6) {
+      static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
+      unsigned len = kBytes[t];
+      if (body + len > data_end) Corrupt();
+      uint64_t u = 0;
+      for (unsigned k = 0; k < len; ++k) u = u << 8 | body[k];
+      if (len < 8 && (u >> (8 * len - 1))) u |= ~uint64_t{0} << (8 * len);  // sign
+      v = {Value::kInt, static_cast<int64_t>(u), {}};
+      body += len;
+    } else if (t == 7) {
+      if (body + 8 > data_end) Corrupt();
+      uint64_t u = 0;
+      for (unsigned k = 0; k < 8; ++k) u = u << 8 | body[k];
+      v = {Value::kReal, static_cast<int64_t>(u), {}};
+      body += 8;
+    } else if (t == 8 || t == 9) {
+      v = {Value::kInt, static_cast<int64_t>(t - 8), {}};
+    } else if (t >= 12) {
+      uint64_t len = (t - 12) / 2;
+      if (len > static_cast<uint64_t>(data_end - body)) Corrupt();
+      v = {t & 1 ? Value::kText : Value::kBlob, 0, {reinterpret_cast<const char*>(body), static_cast<size_t>(len)}};
+      body += len;
+    } else {
+      Corrupt();
+    }
+    if (c < values.size()) values[c] = v;
+    ++c;
+  }
+  if (c > values.size()) Corrupt();
+  for (; c < values.size(); ++c) values[c] = {};
+  return true;
 }
 
 }  // namespace tracesql::btree

@@ -63,6 +63,13 @@ class Record {
     return Add(6, 8, v, {});
   }
   Record& Text(std::string_view s) { return Add(13 + 2 * static_cast<uint64_t>(s.size()), s.size(), 0, s); }
+  Record& Real(double d) {
+    int64_t bits;
+    static_assert(sizeof bits == sizeof d);
+    __builtin_memcpy(&bits, &d, sizeof bits);
+    return Add(7, 8, bits, {});
+  }
+  Record& Blob(std::string_view s) { return Add(12 + 2 * static_cast<uint64_t>(s.size()), s.size(), 0, s); }
   // The record's bytes, valid until the next Encode().
   std::string_view Encode();
 
@@ -261,11 +268,44 @@ bool PlaceTrees(const std::string& path, const std::vector<PageSpill*>& spills,
                 const std::vector<std::pair<TreeWriter*, uint32_t>>& trees, int64_t max_pages,
                 uint64_t pending_byte = 0x40000000, bool may_adopt = true);
 
-// A value of a row.
+// A value of a row (kReal: the double's bits in i). A REAL or BLOB is stored in a table's record
+// as it is; a REAL in an index key only where the table allows it (PagedTable::AllowReals), a
+// BLOB never.
 struct Value {
-  enum Type : uint8_t { kNull, kInt, kText } type = kNull;
+  enum Type : uint8_t { kNull, kInt, kText, kReal, kBlob } type = kNull;
   int64_t i = 0;
   std::string_view s;
+};
+
+// Reads the rows of a rowid table from a SQLite database file without SQLite, in rowid order (the
+// b-tree's leaves left to right): for a file that nothing writes meanwhile (the caller holds a
+// read transaction on it) in UTF-8 and not in WAL mode. Errors name path.
+class TableReader {
+ public:
+  TableReader(const std::string& path, uint32_t root);
+  ~TableReader();
+  TableReader(const TableReader&) = delete;
+  TableReader& operator=(const TableReader&) = delete;
+  // The next row: its rowid and its record's values (text and blobs valid until the next call;
+  // columns past the record's, NULL); false after the last.
+  bool Next(int64_t* rowid, std::vector<Value>& values);
+
+ private:
+  struct Level {
+    std::vector<uint8_t> page;
+    uint32_t header = 0, cell = 0, cells = 0;
+  };
+  void Read(uint32_t page, std::vector<uint8_t>& out);
+  bool NextLeaf();
+  [[noreturn]] void Corrupt() const;
+  std::string path_;
+  int fd_ = -1;
+  uint32_t page_size_ = 0, usable_ = 0;
+  uint64_t pages_ = 0;
+  std::vector<Level> stack_;  // the interior pages above the leaf
+  Level leaf_;
+  std::string payload_;       // a payload that spills into overflow pages
+  std::vector<uint8_t> overflow_page_;
 };
 
 // Sorted runs of index keys, in an unlinked scratch file.
@@ -316,8 +356,29 @@ class PagedTable {
   size_t indexes() const { return indexes_.size() - (without_rowid_ ? 1 : 0); }
   // The index keys still in memory, as sorted runs.
   void FlushRuns();
+  // Lets REAL values into the indexes' keys (the rows of another database, copied): keys take 17
+  // bytes per number rather than 9. Before the first row.
+  void AllowReals() { reals_ = true; }
   // Merges the runs into the index pages; then appends each tree and its root page to trees.
   void Finish(std::vector<std::pair<TreeWriter*, uint32_t>>& trees);
+  // The rows added so far make a segment whose keys sort, in every index whose first column is one
+  // of `growing` (positions), before those of every row added later (the caller knows: ids that
+  // grow from one segment to the next, never NULL): those indexes' keys are merged into their pages
+  // now, not at Finish() (a merge of few runs, read back at once). A segment whose keys do not sort
+  // after the last one's is an internal error.
+  void EndSegment(const std::vector<int>& growing);
+  // The indexes (a WITHOUT ROWID table's rows are not one): name, table positions of the key
+  // columns, and the partial index's WHERE clause ("" if none), as in the schema.
+  const std::string& IndexName(size_t i) const { return Idx(i).name; }
+  const std::vector<int>& IndexColumns(size_t i) const { return Idx(i).cols; }
+  const std::string& IndexWhere(size_t i) const { return Idx(i).where_sql; }
+  // Index i's entries are given by the caller (AddIndexEntry) rather than made from the rows
+  // added (while fed is true): for rows whose entries the caller reads in key order elsewhere.
+  // The index must hold no keys waiting to be merged (EndSegment()).
+  void FeedIndex(size_t i, bool fed);
+  // An entry of index i: its key columns' values, then (a rowid table) the rowid, in key order,
+  // after every entry before (an internal error otherwise).
+  void AddIndexEntry(size_t i, const Value* key);
 
  private:
   struct Column {
@@ -335,8 +396,18 @@ class PagedTable {
     std::string keys;          // keys not yet in a run: each a 2-byte length, then the key
     std::vector<uint32_t> at;  // their offsets in keys
     std::vector<std::pair<uint64_t, uint64_t>> runs;  // (offset, bytes) in the RunSpill
+    std::string last;     // the last key merged into the tree (merged: any was)
+    bool merged = false;
+    bool fed = false;     // entries given by AddIndexEntry
+    std::string where_sql;
   };
+  const Index& Idx(size_t i) const { return indexes_[i + (without_rowid_ ? 1 : 0)]; }
+  Index& Idx(size_t i) { return indexes_[i + (without_rowid_ ? 1 : 0)]; }
+  std::string key_;
   void FlushRun(Index& index);
+  void MergeRuns(Index& index);  // the runs into the index's pages
+  Record merge_rec_;
+  std::string scratch_;
   int ColumnIndex(std::string_view name) const;  // -1: none
   std::string name_;
   std::vector<Column> cols_;
@@ -354,6 +425,8 @@ class PagedTable {
   Record rec_;
   std::vector<Value> stored_;
   std::vector<std::string> text_;  // integers stored as text
+  bool reals_ = false;
+  std::string types_;  // a key's numbers' types (AllowReals)
 };
 
 }  // namespace tracesql::btree

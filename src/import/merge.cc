@@ -1,8 +1,13 @@
 // `tracesql merge PARTS... -o job.db`: one database from tracesql databases (the partitions of a
 // job, or any databases of this schema version), equal to importing their traces together.
 //
-// The inputs are attached one at a time and their rows copied with INSERT ... SELECT, every id
-// moved to what the one import gives:
+// The inputs are attached one at a time. Their rows are written as b-tree pages, as the importer
+// writes its own (btree::PagedTable: each table's rows in the order of the merged rowids, read
+// from the input's file by btree::TableReader or through SQLite; indexes whose first column grows
+// from input to input filled input by input), and the pages placed into the database at the end
+// (btree::PlaceTrees); the rows that come last in an import (those the views' SQL computed) and
+// the small interned tables are then inserted by SQL. Every id is moved to what the one import
+// gives:
 // - ids that continue across traces (traces, events, threads, processes, flows) by the rows of the
 //   inputs before (an input's ids are 1..n, consecutive per trace);
 // - interned ids shared by the traces (stacks, arg_keys shapes, input_shapes, gpu_op_names) by
@@ -12,8 +17,8 @@
 // - flows, which the importer orders by interned (cat, flow id) string ids, are put back in the
 //   order those give (MergeFlowOrder).
 // The columns that sum over the traces (stacks.cpu_self_ns and .merged_cpu_self_ns,
-// gpu_op_names.ops and .timed) and stacks.merged_id are computed again over the whole job; import_stats gets the duplicate_rank
-// rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
+// gpu_op_names.ops and .timed) and stacks.merged_id are computed again over the whole job;
+// import_stats gets the duplicate_rank rows of traces of one rank. Every table of the schema has a rule below (kRules); a table
 // without one is an error, so a new table cannot be dropped silently.
 #include <fcntl.h>
 #include <unistd.h>
@@ -35,6 +40,7 @@
 
 #include <fmt/format.h>
 
+#include "btree/btree_writer.h"
 #include "import/stats.h"
 #include "tracesql/db.h"
 #include "tracesql/error.h"
@@ -119,19 +125,43 @@ const std::set<std::string, std::less<>> kOwnTables = {
     "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks"};
 
 // The computed tables kept in rowid order, and which of their rows the importer leaves to the
-// view's SQL (a condition on a row r): every table's of a trace whose times could overflow a sum
+// view's SQL (a condition on a row r of the input attached as p), rows that come after every
+// input's others: every table's of a trace whose times could overflow a sum
 // (import_stats views_by_sql) but memory_devices', memory_devices' of a trace with a [memory] event
 // without an integer device or total, autograd_pairs' of a trace without fwdbwd flows (link 'seq').
 const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
     {"memory_devices",
-     "r.trace_id IN (SELECT trace_id FROM main.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
+     "r.trace_id IN (SELECT trace_id FROM p.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
      "'integer' OR typeof(device_id) <> 'integer')"},
-    {"steps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
-    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
-    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+    {"steps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
+    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
+    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
     {"autograd_pairs",
-     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM main.import_stats WHERE name = 'views_by_sql')"},
+     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
 };
+
+// The computed tables whose rows of a trace the importer may leave to their SQL (import_stats
+// views_by_sql: values the SQL computes may be REAL) and whose order is their key's, not the order
+// the rows were added in: the rows of such traces are copied by SQL after the pages are placed.
+const std::set<std::string, std::less<>> kKeyedComputed = {"op_kernel_links", "op_gpu_totals", "memory_levels",
+                                                           "gpu_segments", "stream_queue"};
+
+// The tables of the views (sql/views/), computed by the importer or by the views' SQL.
+const std::set<std::string, std::less<>> kSqlValues = {
+    "memory_devices", "memory_levels", "op_kernel_links", "op_gpu_totals", "gpu_segments",   "stream_queue",
+    "steps",          "idle_gaps",     "stream_idle_gaps", "autograd_pairs", "matrix_ops", "recomputed_ops"};
+
+// The condition (on a row r of the attached input p) of the rows of a table copied after the
+// others, by SQL; empty: none. sql_traces: the input has traces left to the views' SQL.
+std::string LaterRows(std::string_view table, bool sql_traces) {
+  for (const auto& [t, cond] : kLeftToSql) {
+    if (t == table) return cond;
+  }
+  if (sql_traces && kKeyedComputed.count(table)) {
+    return "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')";
+  }
+  return "";
+}
 
 const TableRule* RuleFor(std::string_view table) {
   for (const TableRule& r : kRules) {
@@ -245,16 +275,6 @@ void MapStacks(Db& db, MergeState& st) {
     row.cat = OptText(s, 4);
     std::string key = fmt::format("{}/{}/", row.parent, row.depth) + Key(s, 3) + '\x1f' + Key(s, 4);
     m[static_cast<size_t>(s.ColumnInt(0))] = st.stacks.Intern(key, row);
-  }
-  // The host self time sums over the traces: each stack's summed host slices (the SQL definition,
-  // tests/invariants/stacks_columns.sql), added to its merged stack's.
-  Stmt t = db.Prepare(
-      "SELECT e.stack_id, sum(e.dur) FROM p.events AS e WHERE e.thread_id IN (SELECT id FROM p.threads WHERE kind = "
-      "'cpu') AND e.dur IS NOT NULL AND e.stack_id IS NOT NULL GROUP BY e.stack_id");
-  while (t.Step()) {
-    StackRow& row = st.stacks.rows.at(static_cast<size_t>(m.at(static_cast<size_t>(t.ColumnInt(0)))) - 1);
-    row.cpu_total += t.ColumnInt(1);
-    row.cpu_slices = true;
   }
 }
 
@@ -446,6 +466,328 @@ std::string SqlText(const std::optional<std::string>& s) {
   return out + "'";
 }
 
+
+// The INSERT ... SELECT that copies the rows of table t from the input attached as p (those where
+// `where` holds, when given) in rowid order, ids moved.
+std::string InsertSql(Db& db, const std::string& t, const TableRule* rule, const std::string& where,
+                      const int64_t base[4]) {
+  std::string cols, exprs;
+  for (const std::string& c : Columns(db, "main", t)) {
+    cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
+    exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
+  }
+  sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
+  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) ==
+               SQLITE_OK;
+  sqlite3_finalize(probe);
+  return fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\" AS r{}{}", t, cols, exprs, t,
+                     where.empty() ? "" : " WHERE " + where, rowid ? " ORDER BY r.rowid" : "");
+}
+
+// A Copy::Fed index's rowid that numbers the rows (a table whose rowid is no id).
+constexpr int kRowNumber = -2;
+
+// A table of kRules and how its rows are copied: as b-tree pages (btree::PagedTable: rows read
+// from each input in the order of the merged rowid, ids moved here), or, for a table that cannot
+// be written so (one with an index SQLite makes for a PRIMARY KEY or UNIQUE constraint), by SQL.
+struct Copy {
+  std::string name;
+  const TableRule* rule = nullptr;
+  std::vector<int> kinds;  // per column: its Id, -1 when it holds none
+  std::string order;       // the ORDER BY of the input's rows (empty: any order)
+  // Columns whose values grow from input to input and are never NULL (ids moved by an offset:
+  // NOT NULL, a primary key, or a trace id): an index they begin (or a WITHOUT ROWID table whose
+  // key they begin) is written as each input's rows are copied.
+  std::vector<int> growing;
+  std::unique_ptr<btree::PagedTable> pages;
+  // Indexes whose entries are read from the input's own index, in its order: every key column
+  // unmoved or moved by an offset (the input's order is kept), the first growing, and the rowid
+  // an id moved by an offset or (kRowNumber) the row's number, where the input's rowids are 1..n.
+  // So the keys need no sort.
+  struct Fed {
+    size_t index;
+    std::string sql;         // the input's entries, in key order
+    std::vector<int> kinds;  // per value (the key columns, then the rowid): its Id, -1: none
+  };
+  std::vector<Fed> fed;
+  bool sequential = false;  // a rowid table whose rowid is no id: rows numbered as they come
+  bool raw = false;  // a rowid table: its rows can be read from the file (btree::TableReader)
+  int ipk = -1;      // its INTEGER PRIMARY KEY column (the rowid), -1 if none
+  // The last rowid written (an id table's last id).
+  int64_t LastId(Db& db) const {
+    if (pages) return pages->last_rowid();
+    return db.QueryInt(fmt::format("SELECT coalesce(max(rowid), 0) FROM main.\"{}\"", name));
+  }
+};
+
+Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::PageSpill& spill, btree::RunSpill& runs) {
+  Copy c;
+  c.name = name;
+  c.rule = rule;
+  std::string rowid_column;
+  int keys = 0;
+  Stmt s = db.Prepare("SELECT name, type, pk, \"notnull\" FROM pragma_table_info(?, 'main') ORDER BY cid");
+  s.BindText(1, name);
+  while (s.Step()) {
+    std::string col = s.ColumnText(0);
+    int kind = -1;
+    for (const ColumnRule& r : rule->columns) {
+      if (col == r.column) kind = static_cast<int>(r.id);
+    }
+    if (kind >= 0 && kind < kMapped && (s.ColumnInt(3) != 0 || s.ColumnInt(2) != 0 || col == "trace_id")) {
+      c.growing.push_back(static_cast<int>(c.kinds.size()));
+    }
+    c.kinds.push_back(kind);
+    if (s.ColumnInt(2) > 0) {
+      ++keys;
+      if (s.ColumnText(1) == "INTEGER") rowid_column = col;
+    }
+  }
+  sqlite3_stmt* probe = nullptr;
+  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM main.\"{}\"", name).c_str(), -1, &probe, nullptr) ==
+               SQLITE_OK;
+  sqlite3_finalize(probe);
+  if (rowid) {
+    // The input's rows in the order of their merged rowids: an id moved by an offset keeps the
+    // input's order; a flow id is reordered.
+    c.order = " ORDER BY r.rowid";
+    if (keys == 1 && !rowid_column.empty()) {
+      for (const ColumnRule& r : rule->columns) {
+        if (rowid_column == r.column && static_cast<int>(r.id) >= kMapped) {
+          c.order = fmt::format(" ORDER BY tq_map({}, r.\"{}\")", static_cast<int>(r.id), rowid_column);
+        }
+      }
+    }
+  }
+  if (db.QueryInt(fmt::format("SELECT count(*) FROM main.sqlite_schema WHERE type = 'index' AND tbl_name = '{}' AND sql IS NULL",
+                              name)) == 0) {
+    c.pages = std::make_unique<btree::PagedTable>(db, name, spill, runs);
+    // The rows the views' SQL computes may hold REALs (in any column: their declared types are
+    // the SQL's); the importer's own tables never do (a REAL in an index of one is an error).
+    if (kSqlValues.count(name)) c.pages->AllowReals();
+    c.raw = rowid;
+    if (keys == 1 && !rowid_column.empty()) {
+      std::vector<std::string> all = Columns(db, "main", name);
+      c.ipk = static_cast<int>(std::find(all.begin(), all.end(), rowid_column) - all.begin());
+    }
+    int rowid_kind = -1;
+    for (const ColumnRule& r : rule->columns) {
+      if (keys == 1 && r.column == rowid_column) rowid_kind = static_cast<int>(r.id);
+    }
+    if (rowid && c.ipk < 0) {
+      c.sequential = true;
+      rowid_kind = kRowNumber;
+    }
+    std::vector<std::string> names = Columns(db, "main", name);
+    for (size_t i = 0; rowid && (rowid_kind == kRowNumber || (rowid_kind >= 0 && rowid_kind < kMapped)) &&
+                       i < c.pages->indexes();
+         ++i) {
+      const std::vector<int>& cols = c.pages->IndexColumns(i);
+      bool fits = !cols.empty() && std::find(c.growing.begin(), c.growing.end(), cols[0]) != c.growing.end();
+      Copy::Fed f{i, "", {}};
+      std::string list;
+      for (int col : cols) {
+        int kind = c.kinds[static_cast<size_t>(col)];
+        fits = fits && kind < kMapped;
+        f.kinds.push_back(kind);
+        list += fmt::format("\"{}\", ", names[static_cast<size_t>(col)]);
+      }
+      f.kinds.push_back(rowid_kind);
+      if (!fits) continue;
+      const std::string& where = c.pages->IndexWhere(i);
+      f.sql = fmt::format("SELECT {0}r.rowid FROM p.\"{1}\" AS r INDEXED BY \"{2}\"{3} ORDER BY {0}r.rowid", list, name,
+                          c.pages->IndexName(i), where.empty() ? "" : " WHERE " + where);
+      c.fed.push_back(std::move(f));
+    }
+  }
+  return c;
+}
+
+btree::Value ColumnValue(sqlite3_stmt* s, int c) {
+  switch (sqlite3_column_type(s, c)) {
+    case SQLITE_INTEGER:
+      return {btree::Value::kInt, sqlite3_column_int64(s, c), {}};
+    case SQLITE_TEXT: {
+      const char* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+      return {btree::Value::kText, 0, {p, static_cast<size_t>(sqlite3_column_bytes(s, c))}};
+    }
+    case SQLITE_FLOAT: {
+      double d = sqlite3_column_double(s, c);
+      int64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return {btree::Value::kReal, bits, {}};
+    }
+    case SQLITE_BLOB: {
+      const char* p = static_cast<const char*>(sqlite3_column_blob(s, c));
+      return {btree::Value::kBlob, 0, {p, static_cast<size_t>(sqlite3_column_bytes(s, c))}};
+    }
+    default:
+      return {};
+  }
+}
+
+[[noreturn]] void NoRow(int kind, const btree::Value& v) {
+  if (v.type == btree::Value::kInt) Errorf("id {} of kind {} has no row to refer to", v.i, kind);
+  Errorf("an id of kind {} that is not an integer", kind);
+}
+
+// Copies the rows of table c from the input attached as p into its pages (but those of the
+// condition `later`), ids moved. The events also give each stack's summed host slices (its self
+// time sums over the traces: tests/invariants/stacks_columns.sql).
+void CopyPaged(Db& db, Copy& c, const std::string& later, const int64_t base[4], MergeState& st,
+               const std::string& path) {
+  // The rows straight from the input's file (btree::TableReader) where they are read in rowid
+  // order, all of them, from a file in rollback-journal mode; else through SQLite.
+  std::optional<btree::TableReader> reader;
+  Stmt s;
+  if (c.order == " ORDER BY r.rowid" && later.empty() && c.raw) {
+    Stmt j = db.Prepare("PRAGMA p.journal_mode");
+    bool wal = j.Step() && j.ColumnText(0) == "wal";
+    if (!wal) {
+      Stmt r = db.Prepare("SELECT rootpage FROM p.sqlite_schema WHERE type = 'table' AND name = ?");
+      r.BindText(1, c.name);
+      if (!r.Step()) Errorf("no table {}", c.name);
+      reader.emplace(path, static_cast<uint32_t>(r.ColumnInt(0)));
+    }
+  }
+  if (!reader) {
+    s = db.Prepare(fmt::format("SELECT * FROM p.\"{}\" AS r{}{}", c.name,
+                               later.empty() ? "" : fmt::format(" WHERE NOT coalesce(({}), 0)", later), c.order));
+  }
+  const size_t n = c.kinds.size();
+  if (!reader && static_cast<size_t>(sqlite3_column_count(s.get())) != n) {
+    Errorf("internal error: the columns of {}", c.name);
+  }
+  std::vector<btree::Value> row(n);
+  std::vector<std::string> lists(n);
+  // The events: host slices' durations summed per (input) stack id.
+  bool events = c.name == "events";
+  std::vector<char> cpu_thread;
+  std::vector<int64_t> stack_sum;
+  std::vector<char> stack_has;
+  size_t thread_col = 0, dur_col = 0, stack_col = 0;
+  if (events) {
+    Stmt cols = db.Prepare("SELECT cid, name FROM pragma_table_info('events', 'p')");
+    while (cols.Step()) {
+      std::string name = cols.ColumnText(1);
+      auto k = static_cast<size_t>(cols.ColumnInt(0));
+      if (name == "thread_id") thread_col = k;
+      if (name == "dur") dur_col = k;
+      if (name == "stack_id") stack_col = k;
+    }
+    Stmt t = db.Prepare("SELECT id FROM p.threads WHERE kind = 'cpu'");
+    while (t.Step()) {
+      auto id = static_cast<size_t>(std::max<int64_t>(t.ColumnInt(0), 0));
+      if (id >= cpu_thread.size()) cpu_thread.resize(id + 1, 0);
+      cpu_thread[id] = 1;
+    }
+    stack_sum.assign(st.map(Id::kStack).size(), 0);
+    stack_has.assign(st.map(Id::kStack).size(), 0);
+  }
+  int64_t rowid = 0;
+  while (reader ? reader->Next(&rowid, row) : s.Step()) {
+    if (reader && c.ipk >= 0) row[static_cast<size_t>(c.ipk)] = {btree::Value::kInt, rowid, {}};
+    for (size_t k = 0; k < n; ++k) {
+      btree::Value& v = row[k];
+      if (!reader) v = ColumnValue(s.get(), static_cast<int>(k));
+      if (events && k == stack_col) {
+        // thread_id and dur come before stack_id: the thread id is moved already.
+        const btree::Value& th = row[thread_col];
+        const btree::Value& dur = row[dur_col];
+        int64_t thread = th.i - base[static_cast<int>(Id::kThread)];
+        if (v.type == btree::Value::kInt && th.type == btree::Value::kInt && dur.type == btree::Value::kInt &&
+            thread > 0 && static_cast<size_t>(thread) < cpu_thread.size() && cpu_thread[static_cast<size_t>(thread)] &&
+            v.i > 0 && static_cast<size_t>(v.i) < stack_sum.size()) {
+          stack_sum[static_cast<size_t>(v.i)] += dur.i;
+          stack_has[static_cast<size_t>(v.i)] = 1;
+        }
+      }
+      int kind = c.kinds[k];
+      if (kind < 0 || v.type == btree::Value::kNull) continue;
+      if (kind < kMapped) {
+        if (v.type != btree::Value::kInt) NoRow(kind, v);
+        v.i += base[kind];
+      } else if (kind == static_cast<int>(Id::kGpuNameList)) {
+        const std::vector<int64_t>& m = st.map(Id::kGpuName);
+        if (v.type != btree::Value::kText) Errorf("gpu_segments.name_ids names an unknown gpu_op_names id");
+        std::vector<int64_t> ids;
+        std::string_view text = v.s;
+        for (size_t b = 0; b <= text.size();) {
+          size_t e = text.find(',', b);
+          if (e == std::string_view::npos) e = text.size();
+          int64_t id = std::atoll(std::string(text.substr(b, e - b)).c_str());
+          if (id <= 0 || id >= static_cast<int64_t>(m.size()) || m[static_cast<size_t>(id)] == 0) {
+            Errorf("gpu_segments.name_ids names an unknown gpu_op_names id");
+          }
+          ids.push_back(m[static_cast<size_t>(id)]);
+          b = e + 1;
+        }
+        std::sort(ids.begin(), ids.end());
+        std::string& out = lists[k];
+        out.clear();
+        for (int64_t id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+        v.s = out;
+      } else {
+        std::vector<int64_t>& m = st.maps[kind - kMapped];
+        if (kind == static_cast<int>(Id::kArgShape) && v.type == btree::Value::kInt &&
+            v.i >= static_cast<int64_t>(m.size())) {
+          // Shapes past the last in arg_keys: shapes of no keys (they have no rows there).
+          while (static_cast<int64_t>(m.size()) <= v.i) m.push_back(st.shapes.Intern("", ShapeRow{}));
+        }
+        if (v.type != btree::Value::kInt || v.i <= 0 || v.i >= static_cast<int64_t>(m.size()) ||
+            m[static_cast<size_t>(v.i)] == 0) {
+          NoRow(kind, v);
+        }
+        v.i = m[static_cast<size_t>(v.i)];
+      }
+    }
+    c.pages->Add(row.data());
+  }
+  if (events) {
+    const std::vector<int64_t>& m = st.map(Id::kStack);
+    for (size_t id = 1; id < stack_sum.size(); ++id) {
+      if (!stack_has[id]) continue;
+      if (m[id] == 0) Errorf("id {} of kind {} has no row to refer to", id, static_cast<int>(Id::kStack));
+      StackRow& r = st.stacks.rows.at(static_cast<size_t>(m[id]) - 1);
+      r.cpu_total += stack_sum[id];
+      r.cpu_slices = true;
+    }
+  }
+}
+
+// The entries of an index of c (Copy::Fed) from the input attached as p, in its order, ids moved.
+// rowid_base: the rows of c before this input's (a table whose rowid is no id: the input's rowid r
+// is rowid_base + r in the merged table).
+void FeedIndex(Db& db, Copy& c, const Copy::Fed& f, const int64_t base[4], int64_t rowid_base) {
+  Stmt s = db.Prepare(f.sql);
+  const size_t n = f.kinds.size();
+  std::vector<btree::Value> key(n);
+  while (s.Step()) {
+    for (size_t k = 0; k < n; ++k) {
+      btree::Value& v = key[k];
+      v = ColumnValue(s.get(), static_cast<int>(k));
+      int kind = f.kinds[k];
+      if (kind == kRowNumber) {
+        v.i += rowid_base;
+        continue;
+      }
+      if (kind < 0 || v.type == btree::Value::kNull) continue;
+      if (v.type != btree::Value::kInt) NoRow(kind, v);
+      v.i += base[kind];
+    }
+    c.pages->AddIndexEntry(f.index, key.data());
+  }
+}
+
+// An input whose rows of some table are copied after the pages are placed (LaterRows): its maps
+// and bases, kept for then.
+struct Deferred {
+  size_t input = 0;
+  bool sql_traces = false;
+  int64_t base[4] = {0, 0, 0, 0};
+  std::vector<int64_t> maps[5];
+};
+
 }  // namespace
 
 MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::string& out, const MergeOptions& options) {
@@ -483,53 +825,77 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
   MergeState st;
   MergeSummary summary;
   {
-    Db db = Db::Open(tmp, /*create=*/true);
-    db.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-            " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
-    for (auto [name, fn, n] : {std::tuple{"tq_map", &SqlMap, 2}, std::tuple{"tq_map_list", &SqlMapList, 1}}) {
-      if (sqlite3_create_function(db.get(), name, n, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &st, fn, nullptr, nullptr) != SQLITE_OK) {
-        Errorf("{}: cannot register {}: {}", out, name, sqlite3_errmsg(db.get()));
+    auto open = [&](bool create) {
+      Db d = Db::Open(tmp, create);
+      d.Exec("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+             " PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
+      for (auto [name, fn, n] : {std::tuple{"tq_map", &SqlMap, 2}, std::tuple{"tq_map_list", &SqlMapList, 1}}) {
+        if (sqlite3_create_function(d.get(), name, n, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &st, fn, nullptr, nullptr) !=
+            SQLITE_OK) {
+          Errorf("{}: cannot register {}: {}", out, name, sqlite3_errmsg(d.get()));
+        }
       }
-    }
-    // The schema: the first input's (every input has the same: checked as each is attached).
+      return d;
+    };
+    Db db = open(/*create=*/true);
     auto attach = [&](const std::string& path) {
       Stmt a = db.Prepare("ATTACH DATABASE ? AS p");
       a.BindText(1, path);
       a.Run();
     };
-    attach(inputs[0]);
-    std::vector<SchemaObject> schema = SchemaOf(db, "p");
+    // The schema: the first input's, in its order (every input has the same: checked as each is
+    // attached). The indexes of the tables written as pages are created empty and filled with them.
+    std::vector<SchemaObject> schema;
+    {
+      Db first = Db::Open(inputs[0], false, true);
+      schema = SchemaOf(first, "main");
+    }
     db.Exec(fmt::format("PRAGMA main.application_id = {}; PRAGMA main.user_version = {};", kApplicationId, kSchemaVersion));
     std::vector<std::string> tables;
     bool has_gpu_names = false;
     for (const SchemaObject& o : schema) {
-      if (o.type != "table") continue;
-      if (!RuleFor(o.name) && !kOwnTables.count(o.name)) {
-        Errorf("{}: table {} has no merge rule (src/import/merge.cc knows the tables of schema version {})", inputs[0],
-               o.name, kSchemaVersion);
+      if (o.type == "table") {
+        if (!RuleFor(o.name) && !kOwnTables.count(o.name)) {
+          Errorf("{}: table {} has no merge rule (src/import/merge.cc knows the tables of schema version {})", inputs[0],
+                 o.name, kSchemaVersion);
+        }
+        tables.push_back(o.name);
+        has_gpu_names = has_gpu_names || o.name == "gpu_op_names";
       }
       db.Exec(o.sql);
-      tables.push_back(o.name);
-      has_gpu_names = has_gpu_names || o.name == "gpu_op_names";
     }
-    // SQLite attaches and detaches outside transactions: one transaction per input.
     db.Exec("BEGIN");
+    std::vector<Copy> copies;
+    btree::PageSpill spill(dir.string(), static_cast<uint32_t>(db.QueryInt("PRAGMA page_size")), out);
+    btree::RunSpill runs(dir.string(), out);
+    for (const std::string& t : tables) {
+      if (const TableRule* rule = RuleFor(t)) copies.push_back(MakeCopy(db, t, rule, spill, runs));
+    }
+    auto copy_of = [&](std::string_view name) -> Copy& {
+      for (Copy& c : copies) {
+        if (c.name == name) return c;
+      }
+      Errorf("internal error: no table {}", name);
+    };
+    attach(inputs[0]);
     for (const char* t : {"kernel_class_rules", "device_peaks"}) {
       if (std::find(tables.begin(), tables.end(), t) != tables.end()) {
         db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM p.{0}", t));
       }
     }
+    // SQLite attaches and detaches outside transactions: one transaction per input.
     db.Exec("COMMIT");
     db.Exec("DETACH DATABASE p");
 
     std::map<int64_t, std::vector<int64_t>> same_rank;  // rank -> its traces after the first
     int64_t base[4] = {0, 0, 0, 0};  // traces, events, threads, processes before this input
+    std::vector<Deferred> deferred;  // inputs with rows copied after the pages are placed
     for (size_t i = 0; i < inputs.size(); ++i) {
       const std::string& in = inputs[i];
       try {
         attach(in);
         std::vector<SchemaObject> theirs = SchemaOf(db, "p");
-        // The same objects, in any order (a merged database creates its indexes after the rows).
+        // The same objects, in any order.
         auto sorted = [](std::vector<SchemaObject> v) {
           std::sort(v.begin(), v.end(), [](const SchemaObject& a, const SchemaObject& b) {
             return std::tie(a.type, a.name, a.sql) < std::tie(b.type, b.name, b.sql);
@@ -552,20 +918,46 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         MapArgShapes(db, st);
         MapInputShapes(db, st);
         MapGpuNames(db, st, has_gpu_names);
-        MapFlows(db, st, db.QueryInt("SELECT coalesce(max(id), 0) FROM main.flows"));
-        for (const std::string& t : tables) {
-          const TableRule* rule = RuleFor(t);
-          if (!rule) continue;
-          std::string cols, exprs;
-          for (const std::string& c : Columns(db, "main", t)) {
-            cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
-            exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
+        MapFlows(db, st, copy_of("flows").LastId(db));
+        bool sql_traces = db.QueryInt("SELECT EXISTS (SELECT 1 FROM p.import_stats WHERE name = 'views_by_sql')") != 0;
+        bool defers = false;
+        for (Copy& c : copies) {
+          std::string later = LaterRows(c.name, sql_traces);
+          if (!later.empty()) {
+            if (db.QueryInt(fmt::format("SELECT EXISTS (SELECT 1 FROM p.\"{}\" AS r WHERE {})", c.name, later)) != 0) {
+              defers = true;
+            } else {
+              later.clear();  // every row is copied now
+            }
           }
-          sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
-          bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) == SQLITE_OK;
-          sqlite3_finalize(probe);
-          db.Exec(fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\"{}", t, cols, exprs, t,
-                              rowid ? " ORDER BY rowid" : ""));
+          if (c.pages) {
+            // An input whose rows of this table are not all copied now, or (a table whose rowid
+            // is no id) whose rowids are not 1..n, makes its index entries from the rows.
+            bool feed = later.empty() && !c.fed.empty();
+            if (feed && c.sequential) {
+              feed = db.QueryInt(fmt::format(
+                         "SELECT count(*) = coalesce(max(rowid), 0) AND coalesce(min(rowid), 1) = 1 FROM p.\"{}\"",
+                         c.name)) != 0;
+            }
+            int64_t rowid_base = c.pages->last_rowid();
+            for (const Copy::Fed& f : c.fed) c.pages->FeedIndex(f.index, feed);
+            CopyPaged(db, c, later, base, st, in);
+            for (const Copy::Fed& f : c.fed) {
+              if (feed) FeedIndex(db, c, f, base, rowid_base);
+            }
+            c.pages->EndSegment(c.growing);
+          } else {
+            std::string now = later.empty() ? "" : fmt::format("NOT coalesce(({}), 0)", later);
+            db.Exec(InsertSql(db, c.name, c.rule, now, base));
+          }
+        }
+        if (defers) {
+          Deferred d;
+          d.input = i;
+          d.sql_traces = sql_traces;
+          std::copy(std::begin(base), std::end(base), std::begin(d.base));
+          for (size_t k = 0; k < std::size(st.maps); ++k) d.maps[k] = st.maps[k];
+          deferred.push_back(std::move(d));
         }
         // import_stats, trace by trace in the order the importer writes them (kStatInfo), with
         // the duplicate_rank row of a trace whose rank an earlier trace has.
@@ -617,13 +1009,13 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
       } catch (const Error& e) {
         std::string msg = e.what();
         if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-        if (msg.starts_with(in + ": ")) throw;
+        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
         Errorf("{}: {}", in, msg);
       }
-      base[0] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.traces");
-      base[1] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.events");
-      base[2] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.threads");
-      base[3] = db.QueryInt("SELECT coalesce(max(id), 0) FROM main.processes");
+      base[0] = copy_of("traces").LastId(db);
+      base[1] = copy_of("events").LastId(db);
+      base[2] = copy_of("threads").LastId(db);
+      base[3] = copy_of("processes").LastId(db);
     }
     std::string repeated;
     for (const auto& [rank, ids] : same_rank) {
@@ -638,6 +1030,43 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
     summary.traces = base[0];
     summary.events = base[1];
     if (summary.traces != traces_in) Errorf("internal error: merged {} traces of {}", summary.traces, traces_in);
+
+    // The pages into the database file: the index runs merged into index pages, SQLite's file
+    // committed and closed, the trees placed after its pages (btree::PlaceTrees).
+    {
+      std::vector<std::pair<btree::TreeWriter*, uint32_t>> trees;
+      for (Copy& c : copies) {
+        if (c.pages) c.pages->Finish(trees);
+      }
+      int64_t max_pages = db.QueryInt("PRAGMA max_page_count");
+      db.Close();
+      btree::PlaceTrees(tmp, {&spill}, trees, max_pages);
+      copies.clear();
+      db = open(/*create=*/false);
+    }
+    // The rows left for later, input by input in order: they come after the others (in tables
+    // whose order is their rowid's; elsewhere SQLite puts them in key order).
+    for (Deferred& d : deferred) {
+      const std::string& in = inputs[d.input];
+      try {
+        for (size_t k = 0; k < std::size(st.maps); ++k) st.maps[k] = std::move(d.maps[k]);
+        attach(in);
+        db.Exec("BEGIN");
+        for (const std::string& t : tables) {
+          const TableRule* rule = RuleFor(t);
+          if (!rule) continue;
+          std::string later = LaterRows(t, d.sql_traces);
+          if (!later.empty()) db.Exec(InsertSql(db, t, rule, fmt::format("coalesce(({}), 0)", later), d.base));
+        }
+        db.Exec("COMMIT");
+        db.Exec("DETACH DATABASE p");
+      } catch (const Error& e) {
+        std::string msg = e.what();
+        if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
+        Errorf("{}: {}", in, msg);
+      }
+    }
 
     // The interned tables, over the whole job.
     db.Exec("BEGIN");
@@ -721,19 +1150,6 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         s.BindText(2, v);
         s.Run();
       }
-    }
-    // The importer computes the analysis tables' rows as it writes each trace, and leaves some
-    // traces to the views' SQL, run after the last trace: their rows come last (in tables whose
-    // order is their rowid's). Which traces those are shows in the rows (kLeftToSql).
-    for (const auto& [table, left_to_sql] : kLeftToSql) {
-      if (std::find(tables.begin(), tables.end(), table) == tables.end()) continue;
-      db.Exec(fmt::format("CREATE TEMP TABLE merge_rows AS SELECT * FROM main.{0} AS r ORDER BY ({1}), rowid;"
-                          " DELETE FROM main.{0}; INSERT INTO main.{0} SELECT * FROM temp.merge_rows;"
-                          " DROP TABLE temp.merge_rows;",
-                          table, left_to_sql));
-    }
-    for (const SchemaObject& o : schema) {
-      if (o.type != "table") db.Exec(o.sql);  // indexes (filled now), views, triggers
     }
     db.Exec("COMMIT");
     db.Exec("PRAGMA journal_mode = DELETE");

@@ -19,6 +19,7 @@ GEN_TRACE_PY they make one job (as parallel_import_test.py does). Checks:
   error line naming the file, for run, query and merge, and no output left.
 """
 import csv
+import glob
 import json
 import os
 import shutil
@@ -124,6 +125,22 @@ with tempfile.TemporaryDirectory() as d:
     run(["import", "-q"] + flows + ["-o", p("f_one.db")])
     run(["merge", "-q", p("fjob"), "-o", p("f_merged.db")])
     same_tables(p("f_one.db"), p("f_merged.db"), "merge: flows met in another order")
+
+    # The golden cases' traces: the edges the importer's tests cover, among them a trace left to the
+    # views' SQL (views_by_sql: its rows come last, some REAL), REAL values in indexed columns of
+    # computed tables (memory_levels.bytes), an arg shape of no keys as an input's last.
+    golden = sorted(f for f in glob.glob(os.path.join(source_dir, "tests", "golden", "*", "trace*.json*"))
+                    if not os.path.basename(os.path.dirname(f)).startswith("error_"))
+    run(["import", "-q", "--partitioned"] + golden + ["-o", p("gjob")])
+    run(["import", "-q"] + golden + ["-o", p("g_one.db")])
+    run(["merge", "-q", p("gjob"), "-o", p("g_merged.db")])
+    same_tables(p("g_one.db"), p("g_merged.db"), "merge of the golden cases' %d traces" % len(golden))
+    c = sqlite3.connect(p("g_merged.db"))
+    check(c.execute("PRAGMA integrity_check").fetchall() == [("ok",)], "golden merge: integrity_check")
+    check(c.execute("SELECT count(*) FROM import_stats WHERE name = 'views_by_sql'").fetchone()[0] > 0
+          and c.execute("SELECT count(*) FROM memory_levels WHERE typeof(bytes) = 'real'").fetchone()[0] > 0,
+          "the golden traces have a trace left to the views' SQL and REAL values in an index")
+    c.close()
 
     # Combinable queries: the same output over the partitions as over the one database.
     combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine"))
