@@ -42,9 +42,16 @@ std::optional<std::string> PartialSql(std::string_view name);
 //   partitions: one row per partition of the job (trace_id, file, trace, rank, world_size,
 //               events, threads, processes, flows and the id bases event_base, thread_base,
 //               process_base, flow_base: a partition's id + its base = the merged database's id).
-// A partition's error is thrown as tracesql::Error naming its file.
+// A partition's error is thrown as tracesql::Error naming its file. With stream, `partial` is a
+// virtual table over the partitions' results as they came (the same columns, values and rowids; a
+// scan in rowid order, nothing else indexed, read-only): for a combining query that only reads it
+// in order (ReadsPartialInOrder), which then costs no inserts and no sort.
 void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
-                  const SqlSource& source, const Params& params, int jobs = 0);
+                  const SqlSource& source, const Params& params, int jobs = 0, bool stream = false);
+
+// Whether combine_sql is `SELECT * FROM partial ORDER BY rowid` (comments, case and spacing aside):
+// the partitions' rows as they came, which LoadPartials can stream.
+bool ReadsPartialInOrder(std::string_view combine_sql);
 
 }  // namespace tracesql
 

@@ -1,3 +1,3 @@
 -- combine: idle_summary
 -- Per trace: each partition's rows (its one trace's), in trace order, as the query orders them.
-SELECT * FROM partial ORDER BY trace_id, rowid;
+SELECT * FROM partial ORDER BY rowid;

@@ -54,8 +54,8 @@ void Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_vie
              const Params& params, const Params& job_params, const std::string& combine_sql,
              const SqlSource& combine_source, const CombineStep& step) {
   Db memory = Db::Open(":memory:", /*create=*/true);
-  LoadPartials(memory, dir, parts, sql, source, params);
   std::string text = combine_sql.empty() ? "SELECT * FROM partial ORDER BY rowid" : combine_sql;
+  LoadPartials(memory, dir, parts, sql, source, params, /*jobs=*/0, ReadsPartialInOrder(text));
   step(memory.get(), text, combine_source, job_params);
 }
 

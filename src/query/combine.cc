@@ -60,38 +60,6 @@ void Read(sqlite3_stmt* s, int i, std::string& out) {
   }
 }
 
-// Binds the value at pos to parameter i (or, when a non-NULL value and renumber is set, that id
-// instead) and moves pos past it.
-void Bind(sqlite3_stmt* s, int i, const char*& pos, const std::optional<int64_t>& renumber) {
-  int type = static_cast<unsigned char>(*pos++);
-  switch (type) {
-    case SQLITE_INTEGER: {
-      auto v = Take<int64_t>(pos);
-      sqlite3_bind_int64(s, i, renumber ? *renumber : v);
-      break;
-    }
-    case SQLITE_FLOAT: {
-      auto v = Take<double>(pos);
-      if (renumber) sqlite3_bind_int64(s, i, *renumber); else sqlite3_bind_double(s, i, v);
-      break;
-    }
-    case SQLITE_TEXT:
-    case SQLITE_BLOB: {
-      auto n = Take<uint32_t>(pos);
-      if (renumber) {
-        sqlite3_bind_int64(s, i, *renumber);
-      } else if (type == SQLITE_TEXT) {
-        sqlite3_bind_text(s, i, pos, static_cast<int>(n), SQLITE_STATIC);
-      } else {
-        sqlite3_bind_blob(s, i, pos, static_cast<int>(n), SQLITE_STATIC);
-      }
-      pos += n;
-      break;
-    }
-    default: sqlite3_bind_null(s, i);
-  }
-}
-
 // Runs every statement of sql on the partition p (db: its connection); the rows of the last one with
 // columns.
 Result RunOn(UserDb& db, const Partition& p, std::string_view sql, const SqlSource& source, const Params& params) {
@@ -128,6 +96,172 @@ std::string Quoted(std::string_view name) {
   return out + "\"";
 }
 
+// The partitions' results as they are, for `partial` as a virtual table (LoadPartials' `stream`):
+// each covered partition's result and the job's id of its trace.
+struct Streamed {
+  std::vector<std::string> columns;
+  int trace_col = -1;
+  std::vector<Result> results;
+  std::vector<int64_t> ids;
+};
+
+struct StreamedTab {
+  sqlite3_vtab base;
+  const Streamed* rows;
+};
+
+struct StreamedCursor {
+  sqlite3_vtab_cursor base;
+  const Streamed* rows;
+  size_t part = 0;          // the result the cursor is in
+  size_t row = 0;           // the row within it
+  int64_t rowid = 0;        // 1, 2, ... over all results: the row's position
+  const char* next = nullptr;          // where the row after this one starts
+  std::vector<const char*> at;         // each column's value in the current row
+};
+
+// Moves pos past one value.
+void Skip(const char*& pos) {
+  int type = static_cast<unsigned char>(*pos++);
+  if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+    pos += 8;
+  } else if (type == SQLITE_TEXT || type == SQLITE_BLOB) {
+    auto n = Take<uint32_t>(pos);
+    pos += n;
+  }
+}
+
+// The cursor's row: the first row at or after (part, row), its values' positions read from next.
+void Settle(StreamedCursor* c) {
+  const Streamed& s = *c->rows;
+  while (c->part < s.results.size() && c->row >= s.results[c->part].rows) {
+    ++c->part;
+    c->row = 0;
+    if (c->part < s.results.size()) c->next = s.results[c->part].data.data();
+  }
+  if (c->part >= s.results.size()) return;
+  for (const char*& p : c->at) {
+    p = c->next;
+    Skip(c->next);
+  }
+}
+
+int StreamedConnect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  const auto* rows = static_cast<const Streamed*>(aux);
+  std::string ddl = "CREATE TABLE x(";
+  for (size_t c = 0; c < rows->columns.size(); ++c) ddl += (c ? ", " : "") + Quoted(rows->columns[c]);
+  ddl += ")";
+  if (int rc = sqlite3_declare_vtab(db, ddl.c_str()); rc != SQLITE_OK) return rc;
+  auto* tab = new StreamedTab{};
+  tab->rows = rows;
+  *out = &tab->base;
+  return SQLITE_OK;
+}
+
+int StreamedDisconnect(sqlite3_vtab* tab) {
+  delete reinterpret_cast<StreamedTab*>(tab);
+  return SQLITE_OK;
+}
+
+// A scan of every row in rowid order (the order the rows were given); that order is consumed.
+int StreamedBestIndex(sqlite3_vtab* tab, sqlite3_index_info* info) {
+  const Streamed& s = *reinterpret_cast<StreamedTab*>(tab)->rows;
+  double rows = 0;
+  for (const Result& r : s.results) rows += static_cast<double>(r.rows);
+  info->estimatedCost = rows + 1;
+  info->estimatedRows = static_cast<sqlite3_int64>(rows);
+  if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == -1 && !info->aOrderBy[0].desc) info->orderByConsumed = 1;
+  return SQLITE_OK;
+}
+
+int StreamedOpen(sqlite3_vtab* tab, sqlite3_vtab_cursor** out) {
+  auto* c = new StreamedCursor{};
+  c->rows = reinterpret_cast<StreamedTab*>(tab)->rows;
+  c->at.resize(c->rows->columns.size());
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+int StreamedClose(sqlite3_vtab_cursor* cur) {
+  delete reinterpret_cast<StreamedCursor*>(cur);
+  return SQLITE_OK;
+}
+
+int StreamedFilter(sqlite3_vtab_cursor* cur, int, const char*, int, sqlite3_value**) {
+  auto* c = reinterpret_cast<StreamedCursor*>(cur);
+  c->part = 0;
+  c->row = 0;
+  c->rowid = 1;
+  c->next = c->rows->results.empty() ? nullptr : c->rows->results[0].data.data();
+  Settle(c);
+  return SQLITE_OK;
+}
+
+int StreamedNext(sqlite3_vtab_cursor* cur) {
+  auto* c = reinterpret_cast<StreamedCursor*>(cur);
+  ++c->row;
+  ++c->rowid;
+  Settle(c);
+  return SQLITE_OK;
+}
+
+int StreamedEof(sqlite3_vtab_cursor* cur) {
+  auto* c = reinterpret_cast<StreamedCursor*>(cur);
+  return c->part >= c->rows->results.size();
+}
+
+// The value as the table `partial` would hold it (a non-NULL trace_id: the job's id of the trace).
+int StreamedColumn(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) {
+  auto* c = reinterpret_cast<StreamedCursor*>(cur);
+  const char* pos = c->at[static_cast<size_t>(i)];
+  int type = static_cast<unsigned char>(*pos++);
+  if (type != SQLITE_NULL && i == c->rows->trace_col) {
+    sqlite3_result_int64(ctx, c->rows->ids[c->part]);
+    return SQLITE_OK;
+  }
+  switch (type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, Take<int64_t>(pos)); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, Take<double>(pos)); break;
+    case SQLITE_TEXT:
+    case SQLITE_BLOB: {
+      auto n = Take<uint32_t>(pos);
+      if (type == SQLITE_TEXT) {
+        sqlite3_result_text(ctx, pos, static_cast<int>(n), SQLITE_STATIC);
+      } else {
+        sqlite3_result_blob(ctx, pos, static_cast<int>(n), SQLITE_STATIC);
+      }
+      break;
+    }
+    default: sqlite3_result_null(ctx);
+  }
+  return SQLITE_OK;
+}
+
+int StreamedRowid(sqlite3_vtab_cursor* cur, sqlite3_int64* rowid) {
+  *rowid = reinterpret_cast<StreamedCursor*>(cur)->rowid;
+  return SQLITE_OK;
+}
+
+const sqlite3_module* StreamedModule() {
+  static const sqlite3_module module = [] {
+    sqlite3_module m{};
+    m.xCreate = StreamedConnect;
+    m.xConnect = StreamedConnect;
+    m.xBestIndex = StreamedBestIndex;
+    m.xDisconnect = StreamedDisconnect;
+    m.xDestroy = StreamedDisconnect;
+    m.xOpen = StreamedOpen;
+    m.xClose = StreamedClose;
+    m.xFilter = StreamedFilter;
+    m.xNext = StreamedNext;
+    m.xEof = StreamedEof;
+    m.xColumn = StreamedColumn;
+    m.xRowid = StreamedRowid;
+    return m;
+  }();
+  return &module;
+}
+
 }  // namespace
 
 namespace {
@@ -149,8 +283,46 @@ std::optional<std::string> PartialSql(std::string_view name) {
   return EmbeddedCombineFile(fmt::format("queries/combine/{}.partial.sql", name));
 }
 
+namespace {
+
+// Registers the module tracesql_partial on memory over rows (columns set; the connection owns them).
+Streamed* Register(Db& memory, const SqlSource& source, std::unique_ptr<Streamed> rows,
+                   const std::vector<std::string>& columns) {
+  rows->columns = columns;
+  rows->trace_col = -1;
+  auto it = std::find(columns.begin(), columns.end(), "trace_id");
+  if (it != columns.end()) rows->trace_col = static_cast<int>(it - columns.begin());
+  Streamed* p = rows.release();  // (the destructor runs also when this fails)
+  if (sqlite3_create_module_v2(memory.get(), "tracesql_partial", StreamedModule(), p,
+                               [](void* q) { delete static_cast<Streamed*>(q); }) != SQLITE_OK) {
+    Errorf("{}: {}", source.name, sqlite3_errmsg(memory.get()));
+  }
+  return p;
+}
+
+}  // namespace
+
+bool ReadsPartialInOrder(std::string_view combine_sql) {
+  // The statement without comments, its words single-spaced and lower-cased, no final ';'.
+  std::string words;
+  for (size_t i = 0; i < combine_sql.size(); ++i) {
+    char ch = combine_sql[i];
+    if (ch == '-' && i + 1 < combine_sql.size() && combine_sql[i + 1] == '-') {
+      while (i < combine_sql.size() && combine_sql[i] != '\n') ++i;
+      ch = ' ';
+    }
+    if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r') {
+      if (!words.empty() && words.back() != ' ') words += ' ';
+    } else {
+      words += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    }
+  }
+  while (!words.empty() && (words.back() == ' ' || words.back() == ';')) words.pop_back();
+  return words == "select * from partial order by rowid";
+}
+
 void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
-                  const SqlSource& source, const Params& params, int jobs) {
+                  const SqlSource& source, const Params& params, int jobs, bool stream) {
   // Every partition is opened and checked (OpenCheckedPartition), in the workers, on the connection
   // that then runs sql on it when it is one of parts: each database's schema is read once. This
   // thread puts each result into `partial` as soon as the ones before it are in, and drops it.
@@ -200,7 +372,8 @@ void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>
 
   // The columns: the first partition's result's (every partition runs the same SQL).
   std::optional<Stmt> ins;
-  int trace_col = -1;
+  auto streamed = std::make_unique<Streamed>();
+  Streamed* feed = nullptr;  // without stream: the module's rows, one result at a time
   // No rollback journal while loading (on a failure the database is dropped); the combining SQL
   // gets the default back.
   memory.Exec("PRAGMA journal_mode = OFF");
@@ -216,29 +389,41 @@ void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>
     }
     if (slot[i] == SIZE_MAX) continue;
     Result r = std::move(results[slot[i]]);
+    if (stream) {
+      if (streamed->columns.empty() && !r.columns.empty()) streamed->columns = r.columns;
+      streamed->results.push_back(std::move(r));
+      streamed->ids.push_back(checked[i].trace_id);
+      continue;
+    }
     if (!ins && !r.columns.empty()) {
-      std::string ddl, marks;
-      for (size_t c = 0; c < r.columns.size(); ++c) {
-        ddl += Quoted(r.columns[c]) + ", ";
-        marks += "?, ";
-        if (r.columns[c] == "trace_id" && trace_col < 0) trace_col = static_cast<int>(c);
-      }
+      // Each result is inserted by one statement reading it through the module's table
+      // tq_partial_rows (no binding and stepping per row).
+      std::string ddl;
+      for (size_t c = 0; c < r.columns.size(); ++c) ddl += Quoted(r.columns[c]) + ", ";
       ddl.resize(ddl.size() - 2);
-      marks.resize(marks.size() - 2);
       memory.Exec(fmt::format("CREATE TABLE partial ({})", ddl));
-      ins.emplace(memory.Prepare(fmt::format("INSERT INTO partial VALUES ({})", marks)));
+      feed = Register(memory, source, std::move(streamed), r.columns);
+      memory.Exec("CREATE VIRTUAL TABLE temp.tq_partial_rows USING tracesql_partial");
+      ins.emplace(memory.Prepare("INSERT INTO main.partial SELECT * FROM temp.tq_partial_rows"));
     }
-    // A partition holds one trace: its trace_id (1) is the job's id of that trace.
-    std::optional<int64_t> job_id = checked[i].trace_id;
-    const char* pos = r.data.data();
-    int n = static_cast<int>(r.columns.size());
-    for (size_t row = 0; row < r.rows; ++row) {
-      for (int c = 0; c < n; ++c) Bind(ins->get(), c + 1, pos, c == trace_col ? job_id : std::nullopt);
-      ins->Run();
-    }
+    if (!ins) continue;  // no columns: no rows
+    feed->results.clear();
+    feed->results.push_back(std::move(r));
+    feed->ids.assign(1, checked[i].trace_id);  // a partition holds one trace: the job's id of it
+    ins->Run();
   }
   pool.Join();
-  if (!ins) Errorf("{}: returns no columns", source.name);
+  if (stream) {
+    if (streamed->columns.empty()) Errorf("{}: returns no columns", source.name);
+    std::vector<std::string> columns = streamed->columns;
+    Register(memory, source, std::move(streamed), columns);
+    memory.Exec("CREATE VIRTUAL TABLE partial USING tracesql_partial");
+  } else if (!ins) {
+    Errorf("{}: returns no columns", source.name);
+  } else {
+    ins.reset();
+    memory.Exec("DROP TABLE temp.tq_partial_rows");
+  }
   memory.Exec("COMMIT");
   memory.Exec("PRAGMA journal_mode = MEMORY");
 
