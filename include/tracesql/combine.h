@@ -33,6 +33,15 @@ std::optional<std::string> CombiningSql(std::string_view name);
 // has one: it returns per-partition summaries the combining query joins.
 std::optional<std::string> PartialSql(std::string_view name);
 
+// The job-figures query of bundled query `name` (queries/combine/NAME.job.sql), or nullopt: SQL
+// run on each partition in scope before the per-partition SQL, returning one row of integers.
+std::optional<std::string> JobFiguresSql(std::string_view name);
+
+// Runs the job-figures query sql on the partitions in parts with params and sums each column over
+// them: the per-partition SQL's parameters named as the columns (a column NULL everywhere: none).
+Params JobFigures(const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
+                  const SqlSource& source, const Params& params);
+
 // Runs sql (its statements in order; the rows of the last one that returns columns are kept) on
 // each partition of dir in parts (indexes into dir.parts), `jobs` at a time (0: the cores), with
 // params bound, and fills the in-memory database memory with:

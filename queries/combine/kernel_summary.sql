@@ -25,17 +25,20 @@ per_name AS MATERIALIZED (            -- count, sum, mean, min, max per name
   FROM names AS m JOIN ids AS i ON i.name = m.name
   GROUP BY i.nid
 ),
-running AS NOT MATERIALIZED (         -- per name and distinct duration, in that order: its kernels,
-  SELECT x.nid, h.dur, p.instances, p.max_ns,  -- the kernels up to it and their squared deviations
-         sum(h.n) AS n,
-         sum(sum(h.n)) OVER w AS upto,
-         sum(sum(h.n) * (h.dur - p.mean) * (h.dur - p.mean)) OVER w AS squares
-  FROM partial AS h                   -- (the counts read once, in order; the names looked up)
+counts AS (                           -- per name and distinct duration: its kernels (the
+  SELECT x.nid, h.dur, sum(h.n) AS n  -- counts read once; the names looked up)
+  FROM partial AS h
   CROSS JOIN nids AS x ON x.trace_id = h.trace_id AND x.trace_nid = h.nid
-  CROSS JOIN per_name AS p ON p.nid = x.nid
   WHERE h.dur IS NOT NULL
   GROUP BY x.nid, h.dur
-  WINDOW w AS (PARTITION BY x.nid ORDER BY h.dur ROWS UNBOUNDED PRECEDING)
+),
+running AS NOT MATERIALIZED (         -- ... in that order, with the kernels up to it and their
+  SELECT c.nid, c.dur, p.instances, p.max_ns, c.n,  -- squared deviations
+         sum(c.n) OVER w AS upto,
+         sum(c.n * (c.dur - p.mean) * (c.dur - p.mean)) OVER w AS squares
+  FROM counts AS c
+  CROSS JOIN per_name AS p ON p.nid = c.nid
+  WINDOW w AS (PARTITION BY c.nid ORDER BY c.dur ROWS UNBOUNDED PRECEDING)
 ),
 spread AS (
   SELECT nid,

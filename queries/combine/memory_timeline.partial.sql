@@ -1,11 +1,13 @@
 -- partial: memory_timeline
--- The partition's rows as memory_timeline gives them (the same SQL), with :points NULL taken as
--- 2000 whatever the devices in scope, and four more columns: nb (the device's buckets; 0: one row
--- per event), j (the row's bucket, 0 .. nb - 1; NULL per event), t0 and t1 (the device's first and
--- last event ts). With the default :points the combining query counts the devices of all
--- partitions and cuts a device with more events than their budget into that many buckets (a
--- divisor of 2000: each is a union of 2000-bucket rows, or of per-event rows); otherwise it prints
--- the rows as they are.
+-- The partition's rows as memory_timeline gives them (the same SQL), with :points NULL taken as the
+-- budget of :job_devices devices (the job's devices in scope: memory_timeline.job.sql summed over the
+-- partitions in scope), or 2000 whatever the devices in scope when :job_devices is NULL, and four
+-- more columns: nb (the device's buckets; 0: one row per event), j (the row's bucket, 0 .. nb - 1;
+-- NULL per event), t0 and t1 (the device's first and last event ts). With the default :points the
+-- combining query counts the devices of all partitions and cuts a device with more events than
+-- their budget into that many buckets (a divisor of 2000: each is a union of 2000-bucket rows, or
+-- of per-event rows; a device already cut into the budget's buckets keeps them); otherwise it
+-- prints the rows as they are.
 WITH RECURSIVE
 -- The devices in scope, from memory_devices (their span and size without a pass over the events),
 -- and k, a number for each in output order; dev adds how many buckets (0: one row per event).
@@ -16,8 +18,14 @@ scope AS MATERIALIZED (
   WHERE (:trace_id IS NULL OR trace_id = :trace_id)
     AND (:device IS NULL OR device_id = :device)    -- whole devices: the running sums stay the same
 ),
--- The most rows per device: :points, else 2000 (the combining query cuts them further).
-budget(points) AS (SELECT coalesce(:points, 2000)),
+-- The most rows per device: :points, else the default for the job's :job_devices devices (as
+-- memory_timeline's), else 2000 (the combining query cuts them further).
+budget(points) AS (
+  SELECT coalesce(:points, CASE WHEN :job_devices IS NULL THEN 2000 ELSE (
+    SELECT max(column1)
+    FROM (VALUES (2000), (1000), (500), (400), (250), (200), (125), (100), (80), (50), (40), (25))
+    WHERE column1 = 25 OR column1 * :job_devices <= 32000) END)
+),
 dev AS MATERIALIZED (
   SELECT s.trace_id, s.device_type, s.device_id, s.t0, s.t1, s.without_total,
          CASE WHEN coalesce(:buckets, 0) > 0 THEN :buckets

@@ -119,6 +119,12 @@ void RunJobInto(const PartitionDir& dir, const QueryFile& q, const Params& param
   PartitionQuery partition = PartitionQueryFor(q, dir.dir);
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p, CoverageOf(combine));
+  if (std::optional<std::string> job = JobFiguresSql(q.name)) {
+    // The job-wide figures the per-partition SQL takes (docs/scale.md): a first pass.
+    for (auto& [key, value] : JobFigures(dir, parts, *job, SqlSource{"builtin:combine/" + q.name + ".job", 1}, p)) {
+      p[key] = value;
+    }
+  }
   Combine(dir, parts, partition.sql, partition.source, p, params, combine, SqlSource{"builtin:combine/" + q.name, 1},
           step);
 }

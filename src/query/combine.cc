@@ -283,6 +283,32 @@ std::optional<std::string> PartialSql(std::string_view name) {
   return EmbeddedCombineFile(fmt::format("queries/combine/{}.partial.sql", name));
 }
 
+std::optional<std::string> JobFiguresSql(std::string_view name) {
+  return EmbeddedCombineFile(fmt::format("queries/combine/{}.job.sql", name));
+}
+
+Params JobFigures(const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
+                  const SqlSource& source, const Params& params) {
+  Db scratch = Db::Open(":memory:", /*create=*/true);
+  LoadPartials(scratch, dir, parts, sql, source, params, /*jobs=*/0, /*stream=*/true);
+  Stmt s = scratch.Prepare("SELECT * FROM partial");
+  int n = sqlite3_column_count(s.get());
+  std::vector<std::optional<int64_t>> sums(static_cast<size_t>(n));
+  while (s.Step()) {
+    for (int c = 0; c < n; ++c) {
+      int type = sqlite3_column_type(s.get(), c);
+      if (type == SQLITE_NULL) continue;
+      if (type != SQLITE_INTEGER) Errorf("{}: column {} is not an integer", source.name, sqlite3_column_name(s.get(), c));
+      sums[static_cast<size_t>(c)] = sums[static_cast<size_t>(c)].value_or(0) + sqlite3_column_int64(s.get(), c);
+    }
+  }
+  Params figures;
+  for (int c = 0; c < n; ++c) {
+    if (sums[static_cast<size_t>(c)]) figures[sqlite3_column_name(s.get(), c)] = std::to_string(*sums[static_cast<size_t>(c)]);
+  }
+  return figures;
+}
+
 namespace {
 
 // Registers the module tracesql_partial on memory over rows (columns set; the connection owns them).
