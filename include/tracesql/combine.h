@@ -53,14 +53,20 @@ Params JobFigures(const PartitionDir& dir, const std::vector<size_t>& parts, std
 //               process_base, flow_base: a partition's id + its base = the merged database's id).
 // A partition's error is thrown as tracesql::Error naming its file. With stream, `partial` is a
 // virtual table over the partitions' results as they came (the same columns, values and rowids; a
-// scan in rowid order, nothing else indexed, read-only): for a combining query that only reads it
-// in order (ReadsPartialInOrder), which then costs no inserts and no sort.
+// scan in rowid order, nothing else indexed, read-only): for a combining query that only scans it
+// (ReadsPartialByScans), which then costs no inserts (and reading it in order, no sort).
 void LoadPartials(Db& memory, const PartitionDir& dir, const std::vector<size_t>& parts, std::string_view sql,
                   const SqlSource& source, const Params& params, int jobs = 0, bool stream = false);
 
 // Whether combine_sql is `SELECT * FROM partial ORDER BY rowid` (comments, case and spacing aside):
 // the partitions' rows as they came, which LoadPartials can stream.
 bool ReadsPartialInOrder(std::string_view combine_sql);
+
+// Whether combine_sql reads `partial` only by whole scans, so that LoadPartials can stream it: it
+// reads the rows in order (ReadsPartialInOrder), or has a line `-- partial: scans` (docs/scale.md:
+// it neither changes `partial` nor looks rows up in it by rowid or by a column, which the virtual
+// table would answer by a scan each).
+bool ReadsPartialByScans(std::string_view combine_sql);
 
 }  // namespace tracesql
 

@@ -3,6 +3,7 @@
 -- by name text; the mean, median, variance and standard deviation computed from them as the query
 -- computes them (the same sums of integers; the counts and squared deviations summed in duration
 -- order); GPU busy time: the traces' busy times summed.
+-- partial: scans
 WITH names AS MATERIALIZED (          -- per trace and name number: its name and sums
   SELECT trace_id, nid, name, class, n, total_ns, min_ns, max_ns FROM partial WHERE name IS NOT NULL
 ),

@@ -120,6 +120,10 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", name, DidYouMean(name, dirs));
   std::set<std::string> known = ReferencedParams(q->text);
   for (const auto& p : q->params) known.insert(p.name);
+  if (dbf.per_partition && q->builtin) {
+    // The per-partition SQL may take job-wide figures too (:job_devices: docs/scale.md).
+    if (std::optional<std::string> partial = PartialSql(q->name)) known.merge(ReferencedParams(*partial));
+  }
   CheckParamsKnown(params, known, q->name);
   CheckParamValues(*q, params);
   OutputFlags query_out = out;  // no --format: the query's own ("-- format: folded"), if it names one

@@ -55,7 +55,7 @@ void Combine(const PartitionDir& dir, std::vector<size_t> parts, std::string_vie
              const SqlSource& combine_source, const CombineStep& step) {
   Db memory = Db::Open(":memory:", /*create=*/true);
   std::string text = combine_sql.empty() ? "SELECT * FROM partial ORDER BY rowid" : combine_sql;
-  LoadPartials(memory, dir, parts, sql, source, params, /*jobs=*/0, ReadsPartialInOrder(text));
+  LoadPartials(memory, dir, parts, sql, source, params, /*jobs=*/0, ReadsPartialByScans(text));
   step(memory.get(), text, combine_source, job_params);
 }
 

@@ -328,6 +328,10 @@ Streamed* Register(Db& memory, const SqlSource& source, std::unique_ptr<Streamed
 
 }  // namespace
 
+bool ReadsPartialByScans(std::string_view combine_sql) {
+  return ReadsPartialInOrder(combine_sql) || combine_sql.find("\n-- partial: scans\n") != std::string_view::npos;
+}
+
 bool ReadsPartialInOrder(std::string_view combine_sql) {
   // The statement without comments, its words single-spaced and lower-cased, no final ';'.
   std::string words;

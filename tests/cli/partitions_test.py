@@ -144,7 +144,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # Combinable queries: the same output over the partitions as over the one database.
     combinable = sorted(f[:-4] for f in os.listdir(os.path.join(source_dir, "queries", "combine"))
-                        if not f.endswith(".partial.sql"))
+                        if not f.endswith(".partial.sql") and not f.endswith(".job.sql"))
     check(len(combinable) >= 20, "queries/combine holds the combinable queries: %s" % combinable)
     # A critical path on a trace of the generated job and on the first trace, in the one database and
     # in their partitions (timeline_overlay and timeline_flows draw it).
@@ -195,6 +195,7 @@ with tempfile.TemporaryDirectory() as d:
         "launch_delays": [["-p", "limit=15"]],
         "kernel_classes": [["-p", "by_name=1"]],
         "memcpy_summary": [["-p", "device=0"]],
+        "memory_timeline": [["-p", "device=0"], ["-p", "points=400"], ["-p", "buckets=30"]],
         "worst_devices": [["-p", "limit=-1"], ["-p", "limit=2", "-p", "min_fraction=0.9", "-p", "min_skew_ns=0"]],
     }
     per_trace_param = ("steps", "sync_points", "kernel_summary", "top_kernels", "top_ops", "op_summary",
@@ -210,6 +211,19 @@ with tempfile.TemporaryDirectory() as d:
     check(not differ, "combinable queries give the one database's output: %s differ" % differ)
     if not differ:
         print("ok: %d combinable queries print the same over partitions and one database" % len(combinable))
+    # memory_timeline's partitions take the job's device count (:job_devices, from
+    # memory_timeline.job.sql) and cut their devices into the job's budget: 1000 devices, 25 buckets.
+    mt = [r for r in run(["query", p("one.db"), "SELECT trace_id FROM memory_devices WHERE events > 25"]).stdout.split()[1:]]
+    check(len(mt) > 0, "a trace of the job has a device with more than 25 [memory] events")
+    part = os.path.join(p("job"), "part-%05d.db" % int(mt[0]))
+    rows = list(csv.reader(run(["run", part, "memory_timeline", "--per-partition", "-p", "job_devices=1000",
+                                "--format", "csv"]).stdout.splitlines()))
+    one = list(csv.reader(run(["run", p("one.db"), "memory_timeline", "-p", "trace_id=" + mt[0], "-p", "points=25",
+                               "--format", "csv"]).stdout.splitlines()))
+    check([r[1:13] for r in rows] == [r[1:13] for r in one] and rows[0][13] == "nb"
+          and {r[13] for r in rows[1:]} <= {"0", "25"} and "25" in {r[13] for r in rows[1:]},
+          "memory_timeline's partial SQL with :job_devices 1000: 25 buckets a device, as -p points=25 (%d rows, %d)"
+          % (len(rows), len(one)))
     # Combining queries that repeat their query's cross-rank step after reading the partial rows:
     # the SQL from that step on is the query's own, character for character.
     for name, step in (("collectives", "ranked AS ("), ("collective_ranks", "picked AS ("), ("trace_diff", "joined AS ("),
