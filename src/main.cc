@@ -154,6 +154,10 @@ int main(int argc, char** argv) {
   lst->add_flag("--combining", show_combining,
                 "With --show: print the query's combining SQL instead (how its results over a partition directory "
                 "combine; docs/scale.md)");
+  bool show_job_figures = false;
+  lst->add_flag("--job-figures", show_job_figures,
+                "With --show: print the query's job-figures SQL (queries/combine/NAME.job.sql: figures of the whole "
+                "job its per-partition SQL takes; nothing when it has none; docs/scale.md)");
   lst->add_flag("--per-partition", list_dbf.per_partition,
                 "With --show: print the SQL each partition runs for the query (queries/combine/NAME.partial.sql, "
                 "else the query's own)");
@@ -273,7 +277,7 @@ int main(int argc, char** argv) {
       if (ex_trace_opt->count()) ex_flags.trace_id = ex_trace;
       return cli::Export(ex_file, ex_out, ex_flags, ex_dbf);
     }
-    if (lst->parsed()) return cli::Queries(show, show_combining, list_out, list_dbf);
+    if (lst->parsed()) return cli::Queries(show, show_combining, show_job_figures, list_out, list_dbf);
     if (adv->parsed()) return cli::Advise(adv_file, adv_params, adv_flags, adv_out, adv_dbf);
     if (rep->parsed()) return cli::Report(report_inputs, report_out, report_force);
     if (open_file.empty()) {

@@ -71,8 +71,8 @@ struct ExportFlags {
 };
 int Export(const std::string& file, const std::string& out, const ExportFlags& flags, const DbFlags& dbf);
 
-// tracesql queries [--show NAME [--combining]]
-int Queries(const std::string& show, bool combining, const OutputFlags& out, const DbFlags& dbf);
+// tracesql queries [--show NAME [--combining | --job-figures | --per-partition]]
+int Queries(const std::string& show, bool combining, bool job_figures, const OutputFlags& out, const DbFlags& dbf);
 
 // tracesql advise DB|TRACE [--rule NAME] [--all] [--list] [-p key=value]... (src/cli/advise.cc)
 struct AdviseFlags {

@@ -76,6 +76,19 @@ def combining_sql(name: str) -> str:
     return _binary.call(["queries", "--show", name, "--combining"])
 
 
+def job_figures_sql(name: str) -> str:
+    """The job-figures SQL of bundled query `name` (docs/scale.md): one row of integer columns per
+    partition, each column summed over the partitions being the per-partition SQL's parameter of
+    that name; "" when the query has none."""
+    return _binary.call(["queries", "--show", name, "--job-figures"])
+
+
+def run_figures(path: str, sql: str, args: Sequence[str]) -> Tuple[List[str], List[Tuple[Any, ...]]]:
+    """Runs job-figures SQL on one partition database: its columns and its row. What a Dask worker
+    runs for each partition in the first pass."""
+    return parse_json(_binary.call(["query", path, sql, *args, "--format", "json"]))
+
+
 def _used_params(sql: str, params: Mapping[str, ParamValue]) -> Dict[str, ParamValue]:
     """The params sql names as :key (`tracesql query` refuses a parameter its SQL does not take)."""
     code = re.sub(r"--[^\n]*|'(?:[^']|'')*'", " ", sql)  # comments and string literals left out
@@ -144,6 +157,7 @@ def run(client: Any, job: PathLike, name: str, *, workers: Optional[Mapping[str,
     combine = combining_sql(name)  # fails early, before any task, when the query has none
     args = _param_args(params)
     part_args = args
+    part_params: Dict[str, ParamValue] = dict(params)
     trace_id = params.get("trace_id")
     coverage = _coverage(combine)
     if trace_id is not None and coverage != "every":
@@ -151,9 +165,24 @@ def run(client: Any, job: PathLike, name: str, *, workers: Optional[Mapping[str,
         if not isinstance(trace_id, int) or not 1 <= trace_id <= len(parts):
             raise _binary.TracesqlError(f"{os.fspath(job)}: no trace {trace_id} (the job's traces are 1..{len(parts)})")
         covered = [parts[trace_id - 1]]
-        part_args = _param_args(dict(params, trace_id=1))
+        part_params = dict(params, trace_id=1)
+        part_args = _param_args(part_params)
     elif coverage == "one":
         covered = parts[:1]  # the query shows one trace: without trace_id, the first
+    figures_sql = job_figures_sql(name)
+    if figures_sql.strip():
+        # The first pass: the figures of the whole job the per-partition SQL takes, summed over the
+        # partitions in scope.
+        fig_args = _param_args(_used_params(figures_sql, part_params))
+        sums: Dict[str, int] = {}
+        for columns, rows in client.gather([client.submit(run_figures, p["path"], figures_sql, fig_args, pure=False,
+                                                          workers=(workers or {}).get(p["file"]))
+                                            for p in covered]):
+            for row in rows:
+                for column, value in zip(columns, row):
+                    if value is not None:
+                        sums[column] = sums.get(column, 0) + int(value)
+        part_args = _param_args(dict(part_params, **sums))
     futures = [client.submit(run_partition, p["path"], name, part_args, pure=False,
                              workers=(workers or {}).get(p["file"]))
                for p in covered]

@@ -144,14 +144,23 @@ int Run(const std::string& db_path, const std::string& name, const std::vector<s
   return 0;
 }
 
-int Queries(const std::string& show, bool combining, const OutputFlags& out, const DbFlags& dbf) {
+int Queries(const std::string& show, bool combining, bool job_figures, const OutputFlags& out, const DbFlags& dbf) {
   std::vector<std::string> dirs = UserQueryDirs(dbf.queries_dirs);
   if (combining && show.empty()) Errorf("--combining prints the combining SQL of the query --show names");
   if (dbf.per_partition && show.empty()) Errorf("--per-partition prints the per-partition SQL of the query --show names");
-  if (combining && dbf.per_partition) Errorf("--combining and --per-partition: choose one");
+  if (job_figures && show.empty()) Errorf("--job-figures prints the job-figures SQL of the query --show names");
+  if (int(combining) + int(job_figures) + int(dbf.per_partition) > 1) {
+    Errorf("--combining, --job-figures and --per-partition: choose one");
+  }
   if (!show.empty()) {
     auto q = FindQuery(show, dirs);
     if (!q) Errorf("no query named '{}'{} (see `tracesql queries`)", show, DidYouMean(show, dirs));
+    if (job_figures) {
+      // Nothing for a query without one (its per-partition SQL takes no job-wide figure).
+      std::string text = q->builtin ? JobFiguresSql(q->name).value_or("") : "";
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
     std::string text = combining           ? CombiningSqlFor(*q, q->name)
                        : dbf.per_partition ? PartitionQueryFor(*q, q->name).sql
                                            : q->text;

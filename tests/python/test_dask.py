@@ -100,3 +100,18 @@ def test_errors(job, client, tmp_path):
         tracesql.dask.run(client, tmp_path, "overview")
     with pytest.raises(tracesql.TracesqlError, match="no_such_query"):
         tracesql.dask.run(client, job_dir, "no_such_query")
+
+
+def test_job_figures(job, client):
+    job_dir, one_db = job
+    # memory_timeline's partitions take the job's device count from a first pass; other queries have none.
+    sql = tracesql.dask.job_figures_sql("memory_timeline")
+    assert "job_devices" in sql
+    assert tracesql.dask.job_figures_sql("steps") == ""
+    parts = tracesql.dask.read_manifest(job_dir)
+    devices = sum(tracesql.dask.run_figures(p["path"], sql, [])[1][0][0] for p in parts)
+    assert devices > 0 and devices == list(one_db.sql("SELECT count(*) AS n FROM memory_devices"))[0][0]
+    for params in ({}, {"device": 0}, {"trace_id": 2}):
+        got = tracesql.dask.run(client, job_dir, "memory_timeline", frames=False, **params)
+        want = one_db.run("memory_timeline", **params)
+        assert list(got) == list(want), params
