@@ -10,7 +10,9 @@ one tracesql database per trace and manifest.json. Each partition's query runs o
 (`tracesql run PART.db NAME --per-partition` with the worker's tracesql program: the query, or the
 per-partition SQL it has when its rows alone do not combine), and the partial results are combined
 by the query's combining SQL (`tracesql queries --show NAME --combining`) in a SQLite database on
-the client, as `tracesql run job/ NAME` does on one machine: the same SQL, the same rows.
+the client, as `tracesql run job/ NAME` does on one machine: the same SQL, the same rows. A query
+with job-figures SQL (`tracesql queries --show NAME --job-figures`) runs it on every partition first
+and gives the sums to the partitions' query as parameters.
 """
 from __future__ import annotations
 

@@ -262,10 +262,29 @@ with tempfile.TemporaryDirectory() as d:
     combined = run(["query", p("job"), "SELECT count(*) AS n FROM kernels", "--combine", "SELECT sum(n) AS n FROM partial"]).stdout
     check(total == combined, "--combine: %r against %r" % (combined, total))
 
+    # partial's values as the partitions gave them (integers, reals, text, blobs, NULLs; trace_id the
+    # job's), read in order through the virtual table (SELECT * FROM partial ORDER BY rowid, no
+    # --combine) and from the table the other combining queries get.
+    values = ("SELECT 1 AS trace_id, 2 AS a, 'x' AS b, 2.5 AS c, NULL AS d, x'00ff' AS e, '' AS f "
+              "UNION ALL SELECT NULL, -3, 'yy', 1e300, 7, x'', NULL")
+    streamed = run(["query", p("job"), values, "--format", "json"]).stdout
+    tabled = run(["query", p("job"), values, "--format", "json", "--combine",
+                  "SELECT trace_id, a, b, c, d, e, f FROM partial WHERE rowid > 0 ORDER BY rowid"]).stdout
+    types = run(["query", p("job"), values, "--combine",
+                 "SELECT group_concat(typeof(trace_id) || typeof(a) || typeof(b) || typeof(c) || typeof(d) || typeof(e)"
+                 " || typeof(f), ',') AS t, count(*) AS n, max(rowid) AS r FROM partial"]).stdout
+    check(streamed == tabled and json.loads(streamed)[2] == {"trace_id": 2, "a": 2, "b": "x", "c": 2.5, "d": None,
+                                                               "e": json.loads(streamed)[0]["e"], "f": ""}
+          and types.split()[1].startswith('"integerintegertextrealnullblobtext,nullintegertextrealintegerblobnull')
+          and types.split()[1].endswith(",%d,%d" % (2 * len(traces), 2 * len(traces))),
+          "partial's values through the virtual table and the table: %s / %s" % (streamed[:200], types))
+
     # memory_timeline's default points over more than 16 devices: 5 copies of a trace of 4,618 and
     # 8,220 [memory] events per device and 4 of one of 180 and 1,608 (18 devices: 1,000 points each).
-    # The partitions' 2000-bucket rows and per-event rows are cut into the job's 1,000 buckets by the
-    # combining SQL; the one database cuts them itself.
+    # Each partition gets the job's 18 devices from memory_timeline.job.sql (:job_devices) and cuts
+    # its devices into 1,000 buckets as the one database does; without :job_devices (the
+    # per-partition and combining SQL run as another engine may) its 2000-bucket and per-event rows
+    # are cut into the job's 1,000 buckets by the combining SQL.
     by_name = {os.path.basename(t): t for t in real}
     mem = ["kineto_tbplugin_resnet50_v100_2021_memory.json.gz", "h200_train_ddp.json.gz"]
     if all(m in by_name for m in mem):
@@ -285,6 +304,10 @@ with tempfile.TemporaryDirectory() as d:
         for extra in ([], ["-p", "device=0"], ["-p", "trace_id=6"], ["-p", "points=300"], ["-p", "points=0", "-p", "trace_id=7"],
                       ["-p", "buckets=7"]):
             check(one(*extra) == parts(*extra), "memory_timeline %s on 18 devices: the same over the partitions" % extra)
+        partial_sql = run(["queries", "--show", "memory_timeline", "--per-partition"]).stdout
+        combining = run(["queries", "--show", "memory_timeline", "--combining"]).stdout
+        check(run(["query", p("mjob"), partial_sql, "--combine", combining, "--format", "csv"]).stdout == default,
+              "memory_timeline on 18 devices without :job_devices: the partitions' 2000-bucket rows combine the same")
 
     # Import safety.
     os.mkdir(p("mine"))
