@@ -96,8 +96,10 @@ std::string Quoted(std::string_view name) {
   return out + "\"";
 }
 
-// The partitions' results as they are, for `partial` as a virtual table (LoadPartials' `stream`):
-// each covered partition's result and the job's id of its trace.
+// Partitions' results as they came, read through the virtual table module tracesql_partial: with
+// LoadPartials' `stream` every covered partition's (the table `partial` itself), else the one being
+// inserted into `partial` (temp.tq_partial_rows); each with the job's id of its trace. Values are
+// returned as the table `partial` would hold them: a non-NULL trace_id is the job's id.
 struct Streamed {
   std::vector<std::string> columns;
   int trace_col = -1;
