@@ -405,13 +405,15 @@ FROM (
                 o.id AS op_event_id, o.name, m.family, m.category, m.i_main, m.i_weight, m.i_bias,
                 m.i_stride, m.i_pad, m.i_dil, m.i_transposed, m.i_outpad, m.i_groups, m.i_gout,
                 m.i_mask, m.layout, m.i_causal, m.i_dim, m.i_training,
-                (SELECT s.input_dims FROM input_shapes AS s WHERE s.id = o.input_shape_id) AS dims,
-                (SELECT s.input_type FROM input_shapes AS s WHERE s.id = o.input_shape_id) AS types,
-                CASE WHEN m.uses_concrete THEN
-                  (SELECT json_extract(o.arg_values, k.path) FROM arg_keys AS k
-                    WHERE k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs') END AS concrete
+                s.input_dims AS dims, s.input_type AS types,
+                -- (read only at the positions op_models gives, so for the models that use them;
+                -- joined, not looked up per use: flattened into the levels above, a subquery per
+                -- use of a column made the statement three times larger and slower to prepare)
+                json_extract(o.arg_values, k.path) AS concrete
               FROM events AS o
               JOIN op_models AS m ON m.name = o.name
+              LEFT JOIN input_shapes AS s ON s.id = o.input_shape_id
+              LEFT JOIN arg_keys AS k ON k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs'
               WHERE o.cat IN ('cpu_op', 'Operator')
             ) AS v
           ) AS w
