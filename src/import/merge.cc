@@ -439,6 +439,15 @@ std::vector<SchemaObject> SchemaOf(Db& db, const std::string& schema) {
   return out;
 }
 
+// An error met while reading an input, as one line naming the input: SQLite's errors read "cannot
+// read it: ...", and an error that already names the input or the output is passed on as it is.
+[[noreturn]] void ThrowNamingInput(const Error& e, const std::string& in, const std::string& out) {
+  std::string msg = e.what();
+  if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+  if (msg.starts_with(in + ": ") || (!out.empty() && msg.starts_with(out + ": "))) throw;
+  Errorf("{}: {}", in, msg);
+}
+
 // Checks an input: a tracesql database of this schema version. Returns its number of traces.
 int64_t CheckInput(const std::string& path) {
   std::error_code ec;
@@ -452,10 +461,7 @@ int64_t CheckInput(const std::string& path) {
     if (v != kSchemaVersion) Errorf("made by a tracesql of schema version {}; this one merges {}", v, kSchemaVersion);
     return db.QueryInt("SELECT count(*) FROM traces");
   } catch (const Error& e) {
-    std::string msg = e.what();
-    if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-    if (msg.starts_with(path + ": ")) msg = msg.substr(path.size() + 2);
-    Errorf("{}: {}", path, msg);
+    ThrowNamingInput(e, path, "");
   }
 }
 
@@ -1007,10 +1013,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         db.Exec("COMMIT");
         db.Exec("DETACH DATABASE p");
       } catch (const Error& e) {
-        std::string msg = e.what();
-        if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
-        Errorf("{}: {}", in, msg);
+        ThrowNamingInput(e, in, out);
       }
       base[0] = copy_of("traces").LastId(db);
       base[1] = copy_of("events").LastId(db);
@@ -1061,10 +1064,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         db.Exec("COMMIT");
         db.Exec("DETACH DATABASE p");
       } catch (const Error& e) {
-        std::string msg = e.what();
-        if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-        if (msg.starts_with(in + ": ") || msg.starts_with(out + ": ")) throw;
-        Errorf("{}: {}", in, msg);
+        ThrowNamingInput(e, in, out);
       }
     }
 
