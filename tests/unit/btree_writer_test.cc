@@ -647,8 +647,8 @@ TEST_CASE("btree: TableReader reads a table's rows as SQLite does", "[btree]") {
     for (int i = 0; i < 20000; ++i) {
       id += 1 + static_cast<int64_t>(rng() % 3);
       t.BindInt(1, id);
-      int64_t mag = static_cast<int64_t>(rng() % 64);
-      int64_t v = static_cast<int64_t>(rng() >> (mag + 1)) * (rng() % 2 ? 1 : -1);
+      int64_t shift = 1 + static_cast<int64_t>(rng() % 63);  // 1..63: every magnitude of a positive int64
+      int64_t v = static_cast<int64_t>(rng() >> shift) * (rng() % 2 ? 1 : -1);
       switch (rng() % 5) {
         case 0: t.BindNull(2); break;
         case 1: t.BindInt(2, v); break;
