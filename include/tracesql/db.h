@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "tracesql/error.h"
+
 namespace tracesql {
 
 // Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
@@ -92,6 +94,11 @@ struct ComputedViews {
 // its "-- @table CREATE TABLE ..." line (one line; its columns in the SELECT's order), and with
 // the indexes of its "-- @index" lines.
 ComputedViews CreateComputedTables(Db& db, bool materialize);
+// Rethrows e, an error met while reading the database at path, as one line naming it: SQLite's
+// errors ("SQL error: ...") read "cannot read it: ...". An error that already names path, or
+// also_named (another file the caller writes), is passed on as it is.
+[[noreturn]] void RethrowNamingDatabase(const Error& e, const std::string& path, const std::string& also_named = "");
+
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
 // built as tables from the same SQL (with their "-- @index" indexes) instead; those marked
 // "-- @materialize always" are built as tables either way. A table in `computed` is already there

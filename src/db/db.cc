@@ -117,4 +117,11 @@ int64_t Db::QueryInt(std::string_view sql) {
   return s.ColumnInt(0);
 }
 
+void RethrowNamingDatabase(const Error& e, const std::string& path, const std::string& also_named) {
+  std::string msg = e.what();
+  if (msg.starts_with(path + ": ") || (!also_named.empty() && msg.starts_with(also_named + ": "))) throw e;
+  if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
+  Errorf("{}: {}", path, msg);
+}
+
 }  // namespace tracesql

@@ -439,15 +439,6 @@ std::vector<SchemaObject> SchemaOf(Db& db, const std::string& schema) {
   return out;
 }
 
-// An error met while reading an input, as one line naming the input: SQLite's errors read "cannot
-// read it: ...", and an error that already names the input or the output is passed on as it is.
-[[noreturn]] void ThrowNamingInput(const Error& e, const std::string& in, const std::string& out) {
-  std::string msg = e.what();
-  if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-  if (msg.starts_with(in + ": ") || (!out.empty() && msg.starts_with(out + ": "))) throw;
-  Errorf("{}: {}", in, msg);
-}
-
 // Checks an input: a tracesql database of this schema version. Returns its number of traces.
 int64_t CheckInput(const std::string& path) {
   std::error_code ec;
@@ -461,7 +452,7 @@ int64_t CheckInput(const std::string& path) {
     if (v != kSchemaVersion) Errorf("made by a tracesql of schema version {}; this one merges {}", v, kSchemaVersion);
     return db.QueryInt("SELECT count(*) FROM traces");
   } catch (const Error& e) {
-    ThrowNamingInput(e, path, "");
+    RethrowNamingDatabase(e, path);
   }
 }
 
@@ -532,10 +523,12 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
   c.rule = rule;
   std::string rowid_column;
   int keys = 0;
+  std::vector<std::string> names;  // the columns, in order
   Stmt s = db.Prepare("SELECT name, type, pk, \"notnull\" FROM pragma_table_info(?, 'main') ORDER BY cid");
   s.BindText(1, name);
   while (s.Step()) {
     std::string col = s.ColumnText(0);
+    names.push_back(col);
     int kind = -1;
     for (const ColumnRule& r : rule->columns) {
       if (col == r.column) kind = static_cast<int>(r.id);
@@ -573,8 +566,7 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
     if (kSqlValues.count(name)) c.pages->AllowReals();
     c.raw = rowid;
     if (keys == 1 && !rowid_column.empty()) {
-      std::vector<std::string> all = Columns(db, "main", name);
-      c.ipk = static_cast<int>(std::find(all.begin(), all.end(), rowid_column) - all.begin());
+      c.ipk = static_cast<int>(std::find(names.begin(), names.end(), rowid_column) - names.begin());
     }
     int rowid_kind = -1;
     for (const ColumnRule& r : rule->columns) {
@@ -584,7 +576,6 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
       c.sequential = true;
       rowid_kind = kRowNumber;
     }
-    std::vector<std::string> names = Columns(db, "main", name);
     for (size_t i = 0; rowid && (rowid_kind == kRowNumber || (rowid_kind >= 0 && rowid_kind < kMapped)) &&
                        i < c.pages->indexes();
          ++i) {
@@ -1013,7 +1004,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         db.Exec("COMMIT");
         db.Exec("DETACH DATABASE p");
       } catch (const Error& e) {
-        ThrowNamingInput(e, in, out);
+        RethrowNamingDatabase(e, in, out);
       }
       base[0] = copy_of("traces").LastId(db);
       base[1] = copy_of("events").LastId(db);
@@ -1064,7 +1055,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
         db.Exec("COMMIT");
         db.Exec("DETACH DATABASE p");
       } catch (const Error& e) {
-        ThrowNamingInput(e, in, out);
+        RethrowNamingDatabase(e, in, out);
       }
     }
 

@@ -174,10 +174,7 @@ Partition ReadPartitionFrom(Db& db, const std::string& path) {
     p.flows = s.ColumnInt(7);
     if (s.ColumnInt(8) != p.events) Errorf("events do not match traces.event_count");
   } catch (const Error& e) {
-    std::string msg = e.what();
-    if (msg.starts_with("SQL error: ")) msg = "cannot read it: " + msg.substr(11);
-    if (msg.starts_with(path + ": ")) msg = msg.substr(path.size() + 2);
-    Errorf("{}: {}", path, msg);
+    RethrowNamingDatabase(e, path);
   }
   return p;
 }
