@@ -168,6 +168,17 @@ with tempfile.TemporaryDirectory() as d:
         b = run(["run", p("job3"), "flamegraph", "--format", "csv"] + extra).stdout
         check(a == b and a.count("\n") > 10, "flamegraph %s over the 3 ranks' partitions: %d lines, %d over one database"
               % (extra, b.count("\n"), a.count("\n")))
+    # Their partitions need no host slices read (flamegraph.job.sql: job_rescan 0), so with :merge_steps
+    # each sends its merged paths only; with a partition that reads them (the mixed job above), every path.
+    rank0 = os.path.join(p("job3"), "part-00001.db")
+    figure = run(["query", rank0, run(["queries", "--show", "flamegraph", "--job-figures"]).stdout, "--format", "csv"]).stdout
+    merged, paths = run(["query", rank0, "SELECT sum(id = merged_id) AS m, count(*) AS n FROM stacks", "--format", "csv"]).stdout.split()[1].split(",")
+    for extra, rows in ((["-p", "job_rescan=0"], merged), (["-p", "job_rescan=1"], paths), ([], paths),
+                        (["-p", "job_rescan=0", "-p", "merge_steps=0"], paths)):
+        got = run(["run", rank0, "flamegraph", "--per-partition", "--format", "csv"] + extra).stdout.count("\n") - 1
+        check(figure.split() == ["job_rescan", "0"] and got == int(rows) and int(merged) < int(paths),
+              "flamegraph --per-partition %s on a rank of the job (job_rescan %s): %d rows, expected %s of %s paths"
+              % (extra, figure.split()[1:], got, rows, paths))
     # -p trace_id=N runs on the one partition of trace N (or, for the cross-rank queries, every
     # partition); other parameters as the report and the queries' docs use them.
     params = {
