@@ -22,7 +22,7 @@
 -- achievable" 708; see docs/queries.md, device_peaks).
 -- FLOPs (multiply-add = 2) and bytes (each input read once, output written once; bpe = bytes per
 -- element of the main input's 'Input type': 2 BFloat16/Half, 4 float/int, 8 double/long, 1 fp8/int8),
--- computed by the view op_costs (the models: view op_models):
+-- computed by the view op_costs (the models: table op_models):
 --   mm [M,K]x[K,N]            2MNK                    (MK + KN + MN) bpe
 --   addmm C,[M,K],[K,N]       2MNK + MN               (MK + KN + MN + N) bpe    (bias taken as 1xN)
 --   bmm [B,M,K]x[B,K,N]       2BMNK                   B(MK + KN + MN) bpe

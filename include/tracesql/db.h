@@ -17,7 +17,7 @@ namespace tracesql {
 
 // Database identity: PRAGMA application_id ('TRSQ') and the schema version in PRAGMA user_version.
 inline constexpr int32_t kApplicationId = 0x54525351;
-inline constexpr int32_t kSchemaVersion = 12;
+inline constexpr int32_t kSchemaVersion = 13;
 
 class Stmt {
  public:
