@@ -1,9 +1,6 @@
 // tracesql command line: import traces, run SQL, open the shell.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <cstdio>
 
@@ -18,19 +15,6 @@
 namespace {
 
 using namespace tracesql;
-
-// glibc gives the free memory at the top of a heap back to the system once it passes 128 KiB, and
-// faults it in again on the next allocation. A query over a partition directory prepares its
-// statement on one connection per partition (megabytes of parse tree for the largest, freed at
-// each close), so it paid that round trip per partition: 1.2 of op_roofline's 6.8 CPU-s over the
-// 256 partitions of bench/README.md's job was system time. Keeping up to 64 MiB and growing a heap
-// by 16 MiB at a time leaves peak memory as it was (pages untouched are not resident).
-void KeepFreedMemory() {
-#if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  mallopt(M_TOP_PAD, 16 << 20);
-#endif
-}
 
 void AddOutputFlags(CLI::App* app, cli::OutputFlags& f) {
   app->add_option("--format", f.format, "Output format: " + OutputModeList() + " (default: the query's own format for run, else box on a terminal, csv otherwise)");
@@ -60,7 +44,6 @@ void AddAttachFlags(CLI::App* app, cli::DbFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  KeepFreedMemory();
   CLI::App app{"tracesql: ask SQL questions of PyTorch profiler (Kineto) traces.\n"
                "  tracesql TRACE.json[.gz]   import next to the trace (or reuse that database), open the shell;\n"
                "                             a read-only trace directory: the database goes to ~/.cache/tracesql\n"
