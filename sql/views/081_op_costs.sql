@@ -4,8 +4,8 @@
 -- group their ops first and read this view for one op of each group
 -- (WHERE op_event_id IN (...): SQLite then evaluates it for those ops only).
 -- FLOPs count a multiply-add as 2; bytes count each input read once and each output written once
--- (perfect caching). bpe = bytes per element of an input's 'Input type'. The formulas per family
--- are listed in docs/queries.md (sections gemm_flops and op_roofline).
+-- (perfect caching). bpe = bytes per element of an input's 'Input type' (table dtype_sizes). The
+-- formulas per family are listed in docs/queries.md (sections gemm_flops and op_roofline).
 CREATE VIEW op_costs AS
 SELECT
   op_event_id,                        -- the CPU op (events.id)
@@ -344,49 +344,13 @@ FROM (
           json_extract(x.concrete, '$[' || x.i_dim || ']') AS c_dim,
           json_extract(x.concrete, '$[' || x.i_training || ']') AS c_training
         FROM (
-          -- The op, its model, its args, and bytes per element of its main input, inputs 0..4,
-          -- the weight and the bias (NULL: not a tensor of a known dtype)
+          -- The op, its model, its args, and bytes per element of the weight and the bias (NULL:
+          -- not a tensor of a known dtype; those of the main input and inputs 0..4: level v)
           SELECT
             w.*,
             CASE w.t_main
               WHEN 'c10::BFloat16' THEN 'bf16' WHEN 'c10::Half' THEN 'fp16' WHEN 'float' THEN 'fp32'
               WHEN 'double' THEN 'fp64' ELSE w.t_main END AS dtype,
-            CASE WHEN w.t_main IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t_main IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t_main IN ('double', 'long int') THEN 8
-                 WHEN w.t_main IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                                   'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                                   'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS bpe,
-            CASE WHEN w.t0 IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t0 IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t0 IN ('double', 'long int') THEN 8
-                 WHEN w.t0 IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                               'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                               'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS b0,
-            CASE WHEN w.t1 IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t1 IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t1 IN ('double', 'long int') THEN 8
-                 WHEN w.t1 IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                               'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                               'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS b1,
-            CASE WHEN w.t2 IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t2 IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t2 IN ('double', 'long int') THEN 8
-                 WHEN w.t2 IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                               'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                               'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS b2,
-            CASE WHEN w.t3 IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t3 IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t3 IN ('double', 'long int') THEN 8
-                 WHEN w.t3 IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                               'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                               'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS b3,
-            CASE WHEN w.t4 IN ('c10::BFloat16', 'c10::Half', 'short') THEN 2
-                 WHEN w.t4 IN ('float', 'int', 'unsigned int') THEN 4
-                 WHEN w.t4 IN ('double', 'long int') THEN 8
-                 WHEN w.t4 IN ('c10::Float8_e4m3fn', 'c10::Float8_e5m2', 'c10::Float8_e4m3fnuz',
-                               'c10::Float8_e5m2fnuz', 'unsigned char', 'signed char',
-                               'c10::Float4_e2m1fn_x2', 'bool') THEN 1 END AS b4,
             CASE WHEN w.t_w IN ('c10::BFloat16', 'c10::Half') THEN 2 WHEN w.t_w = 'float' THEN 4
                  WHEN w.t_w = 'double' THEN 8 END AS bw,
             CASE WHEN w.t_b IN ('c10::BFloat16', 'c10::Half') THEN 2 WHEN w.t_b = 'float' THEN 4
@@ -409,11 +373,21 @@ FROM (
                 -- (read only at the positions op_models gives, so for the models that use them;
                 -- joined, not looked up per use: flattened into the levels above, a subquery per
                 -- use of a column made the statement three times larger and slower to prepare)
-                json_extract(o.arg_values, k.path) AS concrete
+                json_extract(o.arg_values, k.path) AS concrete,
+                -- bytes per element of the main input and of inputs 0..4 (table dtype_sizes; NULL:
+                -- not a tensor of a known dtype)
+                sm.bytes AS bpe, s0.bytes AS b0, s1.bytes AS b1, s2.bytes AS b2, s3.bytes AS b3,
+                s4.bytes AS b4
               FROM events AS o
               JOIN op_models AS m ON m.name = o.name
               LEFT JOIN input_shapes AS s ON s.id = o.input_shape_id
               LEFT JOIN arg_keys AS k ON k.shape_id = o.arg_shape_id AND k.key = 'Concrete Inputs'
+              LEFT JOIN dtype_sizes AS sm ON sm.type = json_extract(s.input_type, '$[' || m.i_main || ']')
+              LEFT JOIN dtype_sizes AS s0 ON s0.type = json_extract(s.input_type, '$[0]')
+              LEFT JOIN dtype_sizes AS s1 ON s1.type = json_extract(s.input_type, '$[1]')
+              LEFT JOIN dtype_sizes AS s2 ON s2.type = json_extract(s.input_type, '$[2]')
+              LEFT JOIN dtype_sizes AS s3 ON s3.type = json_extract(s.input_type, '$[3]')
+              LEFT JOIN dtype_sizes AS s4 ON s4.type = json_extract(s.input_type, '$[4]')
               WHERE o.cat IN ('cpu_op', 'Operator')
             ) AS v
           ) AS w

@@ -122,7 +122,7 @@ const std::vector<TableRule> kRules = {
 // duplicate_rank rows), the metadata, and the constant tables the schema fills.
 const std::set<std::string, std::less<>> kOwnTables = {
     "stacks",       "arg_keys",   "input_shapes",       "gpu_op_names", "short_names",
-    "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks", "op_models"};
+    "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks", "op_models", "dtype_sizes"};
 
 // The computed tables kept in rowid order, and which of their rows the importer leaves to the
 // view's SQL (a condition on a row r of the input attached as p), rows that come after every
@@ -875,7 +875,7 @@ MergeSummary MergeDatabases(const std::vector<std::string>& args, const std::str
       Errorf("internal error: no table {}", name);
     };
     attach(inputs[0]);
-    for (const char* t : {"kernel_class_rules", "device_peaks", "op_models"}) {
+    for (const char* t : {"kernel_class_rules", "device_peaks", "op_models", "dtype_sizes"}) {
       if (std::find(tables.begin(), tables.end(), t) != tables.end()) {
         db.Exec(fmt::format("INSERT INTO main.{0} SELECT * FROM p.{0}", t));
       }
