@@ -3,7 +3,7 @@
 -- Read by the views op_costs and matrix_ops (built at import) and the bundled queries gemm_flops
 -- (categories GEMM, conv, attention) and op_roofline (all). A table the schema fills, like
 -- device_peaks: a statement reading it has no list of 116 rows to compile (a view of VALUES cost
--- each statement over op_costs about 2 ms more to prepare, on every connection). A row inserted
+-- each statement over op_costs about 3 ms more, on every connection). A row inserted
 -- here (an op of one's own costed by an existing family) counts in op_costs and the queries at
 -- once, and in matrix_ops in databases imported after.
 -- The i_* columns are 0-based positions in the op's arguments ('Input Dims', 'Input type',
