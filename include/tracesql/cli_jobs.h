@@ -13,15 +13,6 @@
 
 namespace tracesql::cli {
 
-// Makes the process keep the memory it frees (glibc), for the commands that open every partition of
-// a directory: glibc gives the free memory at the top of a heap back to the system once it passes
-// 128 KiB and faults it in again on the next allocation, and each partition's connection prepares
-// its statement (megabytes of parse tree for the largest) and frees it at its close. op_roofline
-// over 256 partitions spent 1.05 of its 4.0 CPU-s in the system that way, 0.4 with this. Not for
-// import and merge, whose large buffers it would keep from being returned and mapped again as
-// they are now.
-void KeepFreedMemory();
-
 // tracesql merge PARTS... -o DB [--force] [-q]
 int Merge(const std::vector<std::string>& parts, const std::string& out, bool force, bool quiet);
 

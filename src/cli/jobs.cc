@@ -2,10 +2,6 @@
 // (docs/scale.md).
 #include "tracesql/cli_jobs.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -79,14 +75,6 @@ void NoAttach(const std::string& dir, const DbFlags& dbf) {
 
 }  // namespace
 
-void KeepFreedMemory() {
-#if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);  // free memory kept at the top of a heap
-  mallopt(M_TOP_PAD, 16 << 20);         // a heap grows by this much more (untouched pages cost nothing)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below it come from the heap, reused
-#endif
-}
-
 int Merge(const std::vector<std::string>& parts, const std::string& out, bool force, bool quiet) {
   MergeOptions options;
   options.force = force;
@@ -101,7 +89,6 @@ int Merge(const std::vector<std::string>& parts, const std::string& out, bool fo
 int QueryJob(const std::string& dir_path, const std::string& sql, const std::string& source, const Params& params,
              const OutputFlags& out, const DbFlags& dbf) {
   NoAttach(dir_path, dbf);
-  KeepFreedMemory();
   PartitionDir dir = OpenPartitionDir(dir_path, /*check_partitions=*/false);  // LoadPartials checks each
   Params p = params;
   std::vector<size_t> parts = Covered(dir, p);
@@ -146,7 +133,6 @@ int RunJob(const std::string& dir_path, const QueryFile& q, const Params& params
            const DbFlags& dbf) {
   NoAttach(dir_path, dbf);
   CombiningSqlFor(q, dir_path);  // a query that does not combine is refused before the partitions are read
-  KeepFreedMemory();
   RunJobInto(OpenPartitionDir(dir_path, /*check_partitions=*/false), q, params, Printer(out));  // LoadPartials checks each
   return 0;
 }

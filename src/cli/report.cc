@@ -58,7 +58,6 @@ bool SameRun(const std::string& a, const Params& pa, const std::string& b, const
 // Writes the report of a partition directory, its datasets combined over the partitions
 // (BuildJobReportHtml); the page's size.
 size_t ReportJob(const std::string& dir_path, const std::string& out, bool force) {
-  KeepFreedMemory();
   PartitionDir dir = OpenPartitionDir(dir_path);  // every partition checked before any query runs
   std::vector<std::string> protect{dir.manifest};
   for (const Partition& p : dir.parts) protect.push_back(p.path);
