@@ -2,9 +2,8 @@
 """Deterministic generator of a large synthetic PyTorch-profiler (Kineto) trace.
 
 Models a data-parallel transformer training run profiled with
-record_shapes/profile_memory/with_stack on (PyTorch 2.4+ style, see
-/work/shared/FORMAT.md): per training step a ``ProfilerStep#N`` annotation,
-Python frames, ATen ``cpu_op`` trees with shapes, CUDA runtime launches,
+record_shapes/profile_memory/with_stack on (PyTorch 2.4+ style): per training
+step a ``ProfilerStep#N`` annotation, Python frames, ATen ``cpu_op`` trees with shapes, CUDA runtime launches,
 kernels/memcpy/memset on GPU streams, ``ac2g`` and ``fwdbwd`` flows, a
 backward pass on the autograd thread, DDP all-reduces (NCCL kernels),
 ``[memory]`` instants, and ``M`` metadata at the end of ``traceEvents``.
