@@ -169,9 +169,14 @@ with tempfile.TemporaryDirectory() as d:
         check(a == b and a.count("\n") > 10, "flamegraph %s over the 3 ranks' partitions: %d lines, %d over one database"
               % (extra, b.count("\n"), a.count("\n")))
     # Their partitions need no host slices read (flamegraph.job.sql: job_rescan 0), so with :merge_steps
-    # each sends its merged paths only; with a partition that reads them (the mixed job above), every path.
+    # each sends its merged paths only; the mixed job above has partitions that read them (job_rescan 1),
+    # so there every partition sent every path.
+    figures_sql = run(["queries", "--show", "flamegraph", "--job-figures"]).stdout
+    mixed = [run(["query", f, figures_sql, "--format", "csv"]).stdout.split()[1]
+             for f in sorted(glob.glob(os.path.join(p("job"), "part-*.db")))]
+    check("1" in mixed and "0" in mixed, "flamegraph.job.sql on the mixed job's partitions: some 1, some 0: %s" % mixed)
     rank0 = os.path.join(p("job3"), "part-00001.db")
-    figure = run(["query", rank0, run(["queries", "--show", "flamegraph", "--job-figures"]).stdout, "--format", "csv"]).stdout
+    figure = run(["query", rank0, figures_sql, "--format", "csv"]).stdout
     merged, paths = run(["query", rank0, "SELECT sum(id = merged_id) AS m, count(*) AS n FROM stacks", "--format", "csv"]).stdout.split()[1].split(",")
     for extra, rows in ((["-p", "job_rescan=0"], merged), (["-p", "job_rescan=1"], paths), ([], paths),
                         (["-p", "job_rescan=0", "-p", "merge_steps=0"], paths)):
