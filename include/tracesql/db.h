@@ -99,6 +99,10 @@ ComputedViews CreateComputedTables(Db& db, bool materialize);
 // also_named (another file the caller writes), is passed on as it is.
 [[noreturn]] void RethrowNamingDatabase(const Error& e, const std::string& path, const std::string& also_named = "");
 
+// Whether name is a view of sql/views/ marked "-- @materialize": a table, in a database imported
+// with materialize, whose values are its SQL's (or the importer's, computed as its SQL would).
+bool IsMaterializedView(std::string_view name);
+
 // Creates the analysis views (sql/views/*.sql). With materialize, views marked "-- @materialize" are
 // built as tables from the same SQL (with their "-- @index" indexes) instead; those marked
 // "-- @materialize always" are built as tables either way. A table in `computed` is already there

@@ -84,6 +84,18 @@ void CreateAsTable(Db& db, ViewFile& v) {
 
 }  // namespace
 
+bool IsMaterializedView(std::string_view name) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& f : EmbeddedFilesUnder("sql/views/")) {
+      ViewFile v = Classify(f, /*materialize=*/true);
+      if (v.table) out.push_back(v.name);
+    }
+    return out;
+  }();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 bool ComputedViews::Has(std::string_view name) const {
   return std::find(tables.begin(), tables.end(), name) != tables.end();
 }

@@ -124,20 +124,23 @@ const std::set<std::string, std::less<>> kOwnTables = {
     "stacks",       "arg_keys",   "input_shapes",       "gpu_op_names", "short_names",
     "import_stats", "tracesql_meta", "kernel_class_rules", "device_peaks", "op_models", "dtype_sizes"};
 
+// The traces of the input attached as p that the importer left to the views' SQL (import_stats
+// views_by_sql: their times could overflow a sum), as a condition on a row r.
+const std::string kViewsBySqlTrace = "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')";
+
 // The computed tables kept in rowid order, and which of their rows the importer leaves to the
 // view's SQL (a condition on a row r of the input attached as p), rows that come after every
-// input's others: every table's of a trace whose times could overflow a sum
-// (import_stats views_by_sql) but memory_devices', memory_devices' of a trace with a [memory] event
-// without an integer device or total, autograd_pairs' of a trace without fwdbwd flows (link 'seq').
-const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
+// input's others: every table's of a views_by_sql trace but memory_devices', memory_devices' of a
+// trace with a [memory] event without an integer device or total, autograd_pairs' of a trace
+// without fwdbwd flows (link 'seq').
+const std::vector<std::pair<std::string, std::string>> kLeftToSql = {
     {"memory_devices",
      "r.trace_id IN (SELECT trace_id FROM p.memory_devices WHERE without_total <> 0 OR typeof(device_type) <> "
      "'integer' OR typeof(device_id) <> 'integer')"},
-    {"steps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
-    {"idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
-    {"stream_idle_gaps", "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
-    {"autograd_pairs",
-     "r.link = 'seq' OR r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')"},
+    {"steps", kViewsBySqlTrace},
+    {"idle_gaps", kViewsBySqlTrace},
+    {"stream_idle_gaps", kViewsBySqlTrace},
+    {"autograd_pairs", "r.link = 'seq' OR " + kViewsBySqlTrace},
 };
 
 // The computed tables whose rows of a trace the importer may leave to their SQL (import_stats
@@ -146,20 +149,13 @@ const std::vector<std::pair<const char*, const char*>> kLeftToSql = {
 const std::set<std::string, std::less<>> kKeyedComputed = {"op_kernel_links", "op_gpu_totals", "memory_levels",
                                                            "gpu_segments", "stream_queue"};
 
-// The tables of the views (sql/views/), computed by the importer or by the views' SQL.
-const std::set<std::string, std::less<>> kSqlValues = {
-    "memory_devices", "memory_levels", "op_kernel_links", "op_gpu_totals", "gpu_segments",   "stream_queue",
-    "steps",          "idle_gaps",     "stream_idle_gaps", "autograd_pairs", "matrix_ops", "recomputed_ops"};
-
 // The condition (on a row r of the attached input p) of the rows of a table copied after the
 // others, by SQL; empty: none. sql_traces: the input has traces left to the views' SQL.
 std::string LaterRows(std::string_view table, bool sql_traces) {
   for (const auto& [t, cond] : kLeftToSql) {
     if (t == table) return cond;
   }
-  if (sql_traces && kKeyedComputed.count(table)) {
-    return "r.trace_id IN (SELECT trace_id FROM p.import_stats WHERE name = 'views_by_sql')";
-  }
+  if (sql_traces && kKeyedComputed.count(table)) return kViewsBySqlTrace;
   return "";
 }
 
@@ -464,6 +460,15 @@ std::string SqlText(const std::optional<std::string>& s) {
 }
 
 
+// Whether table t of schema has a rowid (is no WITHOUT ROWID table).
+bool HasRowid(Db& db, std::string_view schema, const std::string& t) {
+  sqlite3_stmt* probe = nullptr;
+  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM {}.\"{}\"", schema, t).c_str(), -1, &probe,
+                                  nullptr) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  return rowid;
+}
+
 // The INSERT ... SELECT that copies the rows of table t from the input attached as p (those where
 // `where` holds, when given) in rowid order, ids moved.
 std::string InsertSql(Db& db, const std::string& t, const TableRule* rule, const std::string& where,
@@ -473,10 +478,7 @@ std::string InsertSql(Db& db, const std::string& t, const TableRule* rule, const
     cols += (cols.empty() ? "\"" : ", \"") + c + "\"";
     exprs += (exprs.empty() ? "" : ", ") + Moved(c, rule, base);
   }
-  sqlite3_stmt* probe = nullptr;  // WITHOUT ROWID tables have no rowid to keep the order of
-  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM p.\"{}\"", t).c_str(), -1, &probe, nullptr) ==
-               SQLITE_OK;
-  sqlite3_finalize(probe);
+  bool rowid = HasRowid(db, "p", t);  // a WITHOUT ROWID table has no rowid to keep the order of
   return fmt::format("INSERT INTO main.\"{}\" ({}) SELECT {} FROM p.\"{}\" AS r{}{}", t, cols, exprs, t,
                      where.empty() ? "" : " WHERE " + where, rowid ? " ORDER BY r.rowid" : "");
 }
@@ -542,10 +544,7 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
       if (s.ColumnText(1) == "INTEGER") rowid_column = col;
     }
   }
-  sqlite3_stmt* probe = nullptr;
-  bool rowid = sqlite3_prepare_v2(db.get(), fmt::format("SELECT rowid FROM main.\"{}\"", name).c_str(), -1, &probe, nullptr) ==
-               SQLITE_OK;
-  sqlite3_finalize(probe);
+  bool rowid = HasRowid(db, "main", name);
   if (rowid) {
     // The input's rows in the order of their merged rowids: an id moved by an offset keeps the
     // input's order; a flow id is reordered.
@@ -563,7 +562,7 @@ Copy MakeCopy(Db& db, const std::string& name, const TableRule* rule, btree::Pag
     c.pages = std::make_unique<btree::PagedTable>(db, name, spill, runs);
     // The rows the views' SQL computes may hold REALs (in any column: their declared types are
     // the SQL's); the importer's own tables never do (a REAL in an index of one is an error).
-    if (kSqlValues.count(name)) c.pages->AllowReals();
+    if (IsMaterializedView(name)) c.pages->AllowReals();
     c.raw = rowid;
     if (keys == 1 && !rowid_column.empty()) {
       c.ipk = static_cast<int>(std::find(names.begin(), names.end(), rowid_column) - names.begin());
